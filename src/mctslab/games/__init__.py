@@ -1,0 +1,18 @@
+"""Games: compiled kernels behind an OpenSpiel-like wrapper, loaded by spec string."""
+
+from mctslab.games import nim  # noqa: F401  (registers)
+from mctslab.games.base import Game, State
+from mctslab.games.contract import CHANCE_PLAYER, TERMINAL_PLAYER, GameSpec
+from mctslab.games.registry import describe_games, load_game, register, registered_games
+
+__all__ = [
+    "CHANCE_PLAYER",
+    "TERMINAL_PLAYER",
+    "Game",
+    "GameSpec",
+    "State",
+    "describe_games",
+    "load_game",
+    "register",
+    "registered_games",
+]

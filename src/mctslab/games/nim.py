@@ -1,0 +1,68 @@
+"""Nim, and Nim with a coin (SPEC.md; the Nim report, seeds/003).
+
+Theory (oracle for tests): without the coin, the player to move loses iff N mod (K+1) == 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pydantic
+from pydantic import Field
+
+from mctslab.errors import IllegalMoveError
+from mctslab.games import nim_kernels
+from mctslab.games.base import Game
+from mctslab.games.registry import register
+
+
+class NimParams(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    n: int = Field(30, ge=1, le=10000, description="counters at the start")
+    k: int = Field(3, ge=1, le=100, description="most counters one move may take")
+    coin: bool = Field(False, description="after each move a fair coin may take one more")
+
+
+@register
+class NimGame(Game):
+    NAME = "nim"
+    DESCRIPTION = "N counters, take 1..K, taking the last wins; coin=true adds a coin flip"
+    Params = NimParams
+    kernels = nim_kernels
+
+    def _build(self, p: NimParams):
+        consts = np.array([p.n, p.k, int(p.coin)], dtype=np.int32)
+        spec = self._spec(
+            num_players=2,
+            num_distinct_actions=p.k,
+            num_chance_outcomes=2 if p.coin else 0,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=2 * p.n if p.coin else p.n,
+            state_size=nim_kernels.STATE_SIZE,
+        )
+        return consts, spec
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return str(action + 1)
+
+    def string_to_action(self, player: int, text: str) -> int:
+        t = text.strip()
+        k = self.params.k
+        if not t.isdigit() or not 1 <= int(t) <= k:
+            raise IllegalMoveError(f"a Nim move is a number of counters from 1 to {k}, got {t!r}")
+        return int(t) - 1
+
+    def chance_outcome_to_string(self, outcome: int) -> str:
+        return "heads" if outcome == 1 else "tails"
+
+    def render(self, state: np.ndarray) -> str:
+        counters, to_move, phase, _last, winner = (int(x) for x in state[:5])
+        row = "|" * counters if counters <= 60 else f"{counters} counters"
+        if winner >= 0:
+            status = f"player {winner} won"
+        elif phase == 1:
+            status = "coin flip pending"
+        else:
+            status = f"player {to_move} to move (take 1..{self.params.k})"
+        return f"{row} ({counters})\n{status}"

@@ -1,0 +1,56 @@
+"""A tiny, deterministic random number generator for compiled kernels.
+
+Kernels carry the generator state as a ``numpy.uint64`` scalar, passed in and returned
+(``x, r = below(x, n)``): scalar helpers are inlined by LLVM and cost nothing, whereas a helper
+that takes an array adds reference counting on every call (ARCHITECTURE.md, measured trap).
+
+The generator is Marsaglia's xorshift64 (shifts 13, 7, 17; Marsaglia 2003, "Xorshift RNGs",
+J. Stat. Softw. 8(14)). It uses only shifts and xors, so it runs bit-for-bit the same when compiled
+and as plain Python under ``NUMBA_DISABLE_JIT=1`` (no overflow warnings from NumPy scalars), which
+is what makes a seeded search reproducible in both modes. Bounded integers are ``x mod n``: the bias
+is below n / 2**64, negligible for board sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_U7 = np.uint64(7)
+_U11 = np.uint64(11)
+_U13 = np.uint64(13)
+_U17 = np.uint64(17)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+_MASK64 = (1 << 64) - 1
+
+
+def seed_state(seed: int) -> np.uint64:
+    """Turn any integer seed into a non-zero generator state (SplitMix64 finaliser, in Python)."""
+    z = (int(seed) + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    z ^= z >> 31
+    return np.uint64(z or 0x2545F4914F6CDD1D)
+
+
+@njit(cache=True)
+def next_u64(x):
+    """One xorshift64 step: ``x ^= x<<13; x ^= x>>7; x ^= x<<17``."""
+    x ^= x << _U13
+    x ^= x >> _U7
+    x ^= x << _U17
+    return x
+
+
+@njit(cache=True)
+def below(x, n):
+    """Advance the state and return ``(state, r)`` with ``r`` uniform in ``0..n-1`` (n >= 1)."""
+    x = next_u64(x)
+    return x, np.int64(x % np.uint64(n))
+
+
+@njit(cache=True)
+def uniform(x):
+    """Advance the state and return ``(state, u)`` with ``u`` uniform in ``[0, 1)`` (53 bits)."""
+    x = next_u64(x)
+    return x, np.float64(x >> _U11) * _INV53

@@ -1,0 +1,120 @@
+"""The one parser for spec strings such as ``nogo(size=9)`` or ``mcts(sims=1000,c=0.7)``.
+
+Grammar (whitespace around tokens is ignored)::
+
+    spec   := NAME [ "(" [ item ("," item)* ] ")" ]
+    item   := KEY "=" VALUE
+    NAME   := [A-Za-z_][A-Za-z0-9_]*       (also a leading digit, for games like 2048)
+    KEY    := [A-Za-z_][A-Za-z0-9_]*
+    VALUE  := any run of characters without ",", "(", ")" or "="
+
+Values stay strings here; the caller validates and converts them against a schema
+(:func:`validate`), so that every consumer (games, agents) reports errors the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import pydantic
+
+from mctslab.errors import SpecError
+
+_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def parse(text: object) -> tuple[str, dict[str, str]]:
+    """Split ``name(k=v,...)`` into the name and a dict of raw string values.
+
+    >>> parse("nogo(size=9)")
+    ('nogo', {'size': '9'})
+    """
+    if not isinstance(text, str):
+        raise SpecError(f"a spec must be a string like 'name(key=value)', got {type(text).__name__}")
+    s = text.strip()
+    if not s:
+        raise SpecError("empty spec: expected 'name' or 'name(key=value,...)'")
+    if "(" in s:
+        if not s.endswith(")"):
+            raise SpecError(f"spec {text!r}: '(' without a closing ')' at the end")
+        name, _, body = s[:-1].partition("(")
+        if "(" in body or ")" in body:
+            raise SpecError(f"spec {text!r}: nested or unbalanced parentheses")
+    else:
+        if ")" in s:
+            raise SpecError(f"spec {text!r}: ')' without '('")
+        name, body = s, ""
+    name = name.strip()
+    if not _NAME.match(name):
+        raise SpecError(f"spec {text!r}: bad name {name!r} (letters, digits and '_' only)")
+    params: dict[str, str] = {}
+    if body.strip():
+        for raw in body.split(","):
+            key, eq, value = raw.partition("=")
+            key, value = key.strip(), value.strip()
+            if not eq or "=" in value:
+                raise SpecError(f"spec {text!r}: expected key=value, got {raw.strip()!r}")
+            if not _KEY.match(key):
+                raise SpecError(f"spec {text!r}: bad key {key!r}")
+            if not value:
+                raise SpecError(f"spec {text!r}: key {key!r} has no value")
+            if key in params:
+                raise SpecError(f"spec {text!r}: key {key!r} given twice")
+            params[key] = value
+    return name, params
+
+
+def describe_fields(model: type[pydantic.BaseModel]) -> str:
+    """One line per field: ``key: type range (default d)`` — used in every error message."""
+    parts = []
+    for key, field in model.model_fields.items():
+        ann = getattr(field.annotation, "__name__", None) or str(field.annotation)
+        ann = ann.replace("typing.", "")
+        bounds = []
+        for m in field.metadata:
+            for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+                v = getattr(m, attr, None)
+                if v is not None:
+                    bounds.append(f"{sym}{v}")
+        d = field.default
+        d = str(d).lower() if isinstance(d, bool) else d
+        default = "" if field.is_required() else f", default {d}"
+        rng = (" " + " ".join(bounds)) if bounds else ""
+        parts.append(f"{key}: {ann}{rng}{default}")
+    return "; ".join(parts) if parts else "(no parameters)"
+
+
+def validate(
+    model: type[pydantic.BaseModel], what: str, params: Mapping[str, Any]
+) -> pydantic.BaseModel:
+    """Validate raw parameters against a strict pydantic model (unknown keys are errors).
+
+    Raises :class:`SpecError` naming the bad key or value and listing every allowed key with
+    its type, range and default.
+    """
+    unknown = sorted(set(params) - set(model.model_fields))
+    allowed = describe_fields(model)
+    if unknown:
+        raise SpecError(f"{what}: unknown key(s) {', '.join(unknown)}; allowed: {allowed}")
+    try:
+        return model.model_validate(dict(params))
+    except pydantic.ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "value"
+            given = params.get(loc, err.get("input"))
+            problems.append(f"{loc}={given!s}: {err['msg'].lower()}")
+        raise SpecError(f"{what}: {'; '.join(problems)}; allowed: {allowed}") from None
+
+
+def format_spec(name: str, params: Mapping[str, Any]) -> str:
+    """The canonical string for a name and parameters: ``name(k=v,...)``, booleans lowercase."""
+    if not params:
+        return name
+    items = ",".join(
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items()
+    )
+    return f"{name}({items})"
