@@ -9,6 +9,10 @@ J. Stat. Softw. 8(14)). It uses only shifts and xors, so it runs bit-for-bit the
 and as plain Python under ``NUMBA_DISABLE_JIT=1`` (no overflow warnings from NumPy scalars), which
 is what makes a seeded search reproducible in both modes. Bounded integers are ``x mod n``: the bias
 is below n / 2**64, negligible for board sizes.
+
+From Python, always pass the state as ``numpy.uint64``: a compiled kernel returns it as a plain
+``int``, and a plain ``int`` below 2**63 would be typed ``int64`` on the next call (arithmetic
+shifts, a different generator). Wrap it with :func:`as_state`.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ def seed_state(seed: int) -> np.uint64:
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
     z ^= z >> 31
     return np.uint64(z or 0x2545F4914F6CDD1D)
+
+
+def as_state(x: int) -> np.uint64:
+    """A generator state returned by a kernel (a Python ``int``), ready to pass back in."""
+    return np.uint64(x)
 
 
 @njit(cache=True)

@@ -33,7 +33,9 @@ def parse(text: object) -> tuple[str, dict[str, str]]:
     ('nogo', {'size': '9'})
     """
     if not isinstance(text, str):
-        raise SpecError(f"a spec must be a string like 'name(key=value)', got {type(text).__name__}")
+        raise SpecError(
+            f"a spec must be a string like 'name(key=value)', got {type(text).__name__}"
+        )
     s = text.strip()
     if not s:
         raise SpecError("empty spec: expected 'name' or 'name(key=value,...)'")

@@ -18,7 +18,9 @@ def contract_random_game(consts, state, rng, actions, chance, moves, out):
     """Play to the end with uniform moves and chance by its probabilities, through the contract.
 
     ``actions``/``chance`` are scratch buffers (num_distinct_actions / num_chance_outcomes + 1).
-    Records decision moves as (player, action) pairs in ``moves``; returns ``(n_moves, rng)``.
+    Records every step as a (player, action) pair in ``moves``, chance events as
+    (-1, outcome) — unlike ``random_playout``, which records decisions only — and returns
+    ``(n_steps, rng)``.
     """
     probs = np.empty(chance.shape[0], dtype=np.float64)
     n = 0
@@ -34,6 +36,9 @@ def contract_random_game(consts, state, rng, actions, chance, moves, out):
             while acc <= u and i < k - 1:
                 i += 1
                 acc += probs[i]
+            moves[2 * n] = -1
+            moves[2 * n + 1] = chance[i]
+            n += 1
             game.apply_chance(consts, state, chance[i])
             continue
         k = game.legal_actions(consts, state, actions)
