@@ -1,0 +1,191 @@
+"""Agents, made from spec strings such as ``mcts(sims=10000,formula=paper,c=0.4)``.
+
+Every agent has ``spec_string`` (canonical), ``search(state) -> SearchResult`` (the game state is
+not changed), ``step(state) -> action`` (search, remember the result in ``last_result``, return
+the chosen action), and ``reset()`` (forget everything learnt in a game).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import ClassVar, Literal
+
+import numpy as np
+import pydantic
+from pydantic import Field
+
+from mctslab import specstr
+from mctslab.errors import MctslabError, SpecError
+from mctslab.games.base import Game, State
+from mctslab.search import DEFAULT_C, Flat, SearchResult, Uct, UctConfig
+
+_STRICT = pydantic.ConfigDict(extra="forbid", frozen=True)
+
+
+class RandomParams(pydantic.BaseModel):
+    model_config = _STRICT
+    seed: int | None = Field(None, ge=0, description="random seed")
+
+
+class FlatParams(pydantic.BaseModel):
+    model_config = _STRICT
+    sims: int | None = Field(None, ge=1, description="playouts per move (1000 without time)")
+    time: float | None = Field(None, gt=0, description="seconds per move")
+    seed: int | None = Field(None, ge=0, description="random seed")
+
+
+class MctsParams(pydantic.BaseModel):
+    model_config = _STRICT
+    sims: int | None = Field(None, ge=1, description="simulations per move (10000 without time)")
+    time: float | None = Field(None, gt=0, description="seconds per move")
+    formula: Literal["slides", "paper", "book", "ucb1tuned"] = Field(
+        "slides", description="selection formula"
+    )
+    c: float | None = Field(None, ge=0, description="exploration constant (formula's default)")
+    expand: int = Field(1, ge=1, le=1_000_000, description="visits before a node is expanded")
+    expand_all: bool = Field(True, description="all children at once, else one per simulation")
+    final: Literal["robust", "mean", "ratio"] = Field("robust", description="final move rule")
+    reuse: bool = Field(True, description="keep the subtree of the moves played")
+    solver: bool = Field(True, description="MCTS-Solver (two-player games)")
+    max_nodes: int = Field(2_000_000, ge=2, le=2**31 - 1, description="node pool size")
+    leaf: Literal["playout", "coin"] = Field("playout", description="leaf evaluation")
+    seed: int | None = Field(None, ge=0, description="random seed")
+
+
+class Agent:
+    """Base of every agent: ``step`` is ``search`` plus bookkeeping."""
+
+    NAME: ClassVar[str]
+    DESCRIPTION: ClassVar[str]
+    Params: ClassVar[type[pydantic.BaseModel]]
+    #: the simulations per move when the spec gives neither ``sims`` nor ``time``
+    DEFAULT_SIMS: ClassVar[int] = 0
+
+    def __init__(self, spec_string: str, game: Game):
+        self.spec_string = spec_string
+        self.game = game
+        self.last_result: SearchResult | None = None
+
+    def search(self, state: State) -> SearchResult:
+        raise NotImplementedError
+
+    def step(self, state: State) -> int:
+        """Search from ``state`` and return the chosen action (``last_result`` keeps the rest)."""
+        self.last_result = self.search(state)
+        return self.last_result.action
+
+    def reset(self) -> None:
+        """Forget everything from the current game."""
+        self.last_result = None
+
+    def __repr__(self) -> str:
+        return f"make_agent({self.spec_string!r}, {self.game.spec.spec_string!r})"
+
+
+class RandomAgent(Agent):
+    NAME = "random"
+    DESCRIPTION = "a uniformly random legal move"
+    Params = RandomParams
+
+    def __init__(self, spec_string: str, game: Game, params: RandomParams, seed: int):
+        super().__init__(spec_string, game)
+        self._rng = np.random.default_rng(seed)
+
+    def search(self, state: State) -> SearchResult:
+        moves = state.legal_actions()
+        if not moves:
+            raise MctslabError("search needs a position with a player to move")
+        return SearchResult(action=moves[int(self._rng.integers(len(moves)))], actions=moves)
+
+
+class FlatAgent(Agent):
+    NAME = "flat"
+    DESCRIPTION = "flat Monte Carlo: round-robin uniform playouts per root move, best mean"
+    Params = FlatParams
+    DEFAULT_SIMS = 1000
+
+    def __init__(self, spec_string: str, game: Game, params: FlatParams, seed: int):
+        super().__init__(spec_string, game)
+        self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
+        self._flat = Flat(game, seed)
+
+    def search(self, state: State) -> SearchResult:
+        return self._flat.search(state, self.sims, self.time)
+
+
+class MctsAgent(Agent):
+    NAME = "mcts"
+    DESCRIPTION = "UCT family with slow node creation, MCTS-Solver and tree reuse"
+    Params = MctsParams
+    DEFAULT_SIMS = 10_000
+
+    def __init__(self, spec_string: str, game: Game, params: MctsParams, seed: int):
+        super().__init__(spec_string, game)
+        self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
+        self.config = UctConfig(
+            c=_c(params),
+            formula=params.formula,
+            z=params.expand,
+            expand_all=params.expand_all,
+            solver=params.solver,
+            leaf=params.leaf,
+            final=params.final,
+            reuse=params.reuse,
+            max_nodes=params.max_nodes,
+        )
+        self._uct = Uct(game, self.config, seed)
+
+    def search(self, state: State) -> SearchResult:
+        return self._uct.search(state, self.sims, self.time)
+
+    def reset(self) -> None:
+        super().reset()
+        self._uct.reset()
+
+
+def _budget(params: FlatParams | MctsParams, default_sims: int) -> tuple[int | None, float | None]:
+    if params.sims is None and params.time is None:
+        return default_sims, None
+    return params.sims, params.time
+
+
+def _c(params: MctsParams) -> float:
+    return DEFAULT_C[params.formula] if params.c is None else params.c
+
+
+_AGENTS: dict[str, type[Agent]] = {cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent)}
+
+
+def describe_agents() -> str:
+    """One paragraph per agent: its name, what it does, and every key with type, range and
+    default."""
+    return "\n".join(
+        f"{name}: {cls.DESCRIPTION}\n    {specstr.describe_fields(cls.Params)}"
+        for name, cls in _AGENTS.items()
+    )
+
+
+def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
+    """Build an agent for ``game`` from a spec string.
+
+    The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy.
+    Raises :class:`SpecError` naming the allowed agents, keys and ranges.
+    """
+    name, raw = specstr.parse(spec)
+    cls = _AGENTS.get(name.lower())
+    if cls is None:
+        raise SpecError(f"unknown agent {name!r}; known agents: {', '.join(_AGENTS)}")
+    params = specstr.validate(cls.Params, f"agent {cls.NAME}", raw)
+    canonical = params.model_dump()
+    if cls is not RandomAgent:
+        canonical["sims"], canonical["time"] = _budget(params, cls.DEFAULT_SIMS)
+    if cls is MctsAgent:
+        canonical["c"] = _c(params)
+    spec_string = specstr.format_spec(
+        cls.NAME, {k: v for k, v in canonical.items() if v is not None}
+    )
+    if params.seed is not None:
+        seed = params.seed
+    elif seed is None:
+        seed = secrets.randbits(63)
+    return cls(spec_string, game, params, seed)

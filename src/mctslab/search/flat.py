@@ -1,0 +1,99 @@
+"""Flat Monte Carlo (Abramson 1990; the slides' first method): uniform random playouts after
+each root move in turn, then the move with the best mean. The compiled part is
+:func:`template.flat`."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from mctslab import codegen
+from mctslab.errors import MctslabError
+from mctslab.games.base import Game, State
+from mctslab.rng import as_state, seed_state
+from mctslab.search import template
+from mctslab.search.result import SearchResult, first_decision_state, run_budget
+
+
+class Flat:
+    """Flat Monte Carlo for one game."""
+
+    def __init__(self, game: Game, seed: int):
+        self.game = game
+        self.kernels = codegen.specialize(template, game.kernels)
+        spec = game.spec
+        self.fparams = np.zeros(template.N_FPARAMS, dtype=np.float64)
+        self.fparams[template.F_MIN_UTILITY] = spec.min_utility
+        self.fparams[template.F_MAX_UTILITY] = (
+            spec.max_utility if spec.max_utility > spec.min_utility else spec.min_utility + 1.0
+        )
+        self.iparams = np.zeros(template.N_IPARAMS, dtype=np.int64)
+        self.iparams[template.P_NUM_PLAYERS] = spec.num_players
+        self.iparams[template.P_MAX_LENGTH] = spec.max_game_length
+        self.rng = seed_state(seed)
+        state = first_decision_state(game)
+        if state is not None:  # load (or compile) the kernel now, not in the first timed search
+            self._run(
+                state.array,
+                np.array(state.legal_actions(), dtype=np.int32),
+                0,
+                1,
+                np.zeros(1, np.int64),
+                np.zeros(1, np.float64),
+                self.rng,
+            )
+
+    def _run(self, root, legal, start, n, visits, values, rng):
+        return as_state(
+            self.kernels.flat(
+                self.game.consts,
+                root,
+                legal,
+                len(legal),
+                visits,
+                values,
+                start,
+                n,
+                self.fparams,
+                self.iparams,
+                rng,
+            )
+        )
+
+    def search(self, state: State, sims: int | None, seconds: float | None) -> SearchResult:
+        """Round-robin playouts over the root moves; the move with the best mean win value
+        (ties: more playouts, then the lower action)."""
+        start = time.perf_counter()
+        moves = state.legal_actions()
+        if not moves:
+            raise MctslabError("search needs a position with a player to move")
+        legal = np.array(moves, dtype=np.int32)
+        visits = np.zeros(len(moves), dtype=np.int64)
+        values = np.zeros(len(moves), dtype=np.float64)
+        root = state.array.copy()
+        done = 0
+
+        def run(n: int) -> int:
+            nonlocal done
+            self.rng = self._run(root, legal, done, n, visits, values, self.rng)
+            done += n
+            return n
+
+        ran = run_budget(run, sims, seconds, start)
+        best = int(np.lexsort((-visits, -np.where(visits > 0, values, -np.inf)))[0])
+        elapsed = time.perf_counter() - start
+        return SearchResult(
+            action=moves[best],
+            actions=moves,
+            visits=[int(v) for v in visits],
+            values=[float(v) for v in values],
+            pv=[moves[best]],
+            simulations=ran,
+            elapsed=elapsed,
+            sims_per_second=ran / elapsed if elapsed > 0 else 0.0,
+            depth_max=1,
+            depth_mean=1.0,
+            depth_median=1.0,
+            win_ratio=float(values[best]),
+        )

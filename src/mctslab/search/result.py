@@ -1,0 +1,109 @@
+"""What every search returns, and the budget loop shared by the searches."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mctslab.games.base import Game, State
+
+#: A chunk of simulations between two clock readings should take about this long: short enough
+#: that the last chunk cannot overrun a time budget by much, long enough that the ~10 µs of Python
+#: per chunk is noise.
+CHUNK_SECONDS = 0.005
+#: Simulations in the first chunk of a timed search, before the speed is known.
+FIRST_CHUNK = 8
+
+
+@dataclass
+class SearchResult:
+    """The outcome and statistics of one search from one position.
+
+    Values are mean win values (1 win, 0.5 draw, 0 loss) for the player to move at the root.
+    """
+
+    #: the chosen action
+    action: int
+    #: the root's moves, ascending, with their visit counts and mean win values
+    actions: list[int] = field(default_factory=list)
+    visits: list[int] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    #: principal variation: from the root, the most-visited child at each step (actions)
+    pv: list[int] = field(default_factory=list)
+    #: simulations run by this search (not counting those inherited through tree reuse)
+    simulations: int = 0
+    elapsed: float = 0.0
+    sims_per_second: float = 0.0
+    #: nodes in the tree, and pool slots reserved (they differ with one child per simulation,
+    #: where a node's children block is reserved at once but its children are created one by one)
+    nodes: int = 0
+    slots: int = 0
+    #: memory of the tree: slots × bytes_per_node
+    bytes: int = 0
+    bytes_per_node: int = 0
+    #: depth in the tree at which the simulations of this search left it (the root is depth 0)
+    depth_mean: float = 0.0
+    depth_median: float = 0.0
+    depth_max: int = 0
+    #: mean win value of the chosen move (the Nim report's "convincity")
+    win_ratio: float = 0.0
+    #: nodes kept from the previous search's tree / nodes it had (0 when the tree is new)
+    reused_fraction: float = 0.0
+    #: MCTS-Solver's verdict for the player to move: 1 proven win, -1 proven loss, 0 unknown
+    proven: int = 0
+
+
+def first_decision_state(game: Game) -> State | None:
+    """The game's first position with a player to move (chance resolved by its first outcome),
+    or None if the game ends before; searches warm their kernels up on it."""
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    return None if state.is_terminal() else state
+
+
+def run_budget(run: Callable[[int], int], sims: int | None, seconds: float | None, start: float):
+    """Call ``run(n)`` (run up to ``n`` more simulations, return how many ran) until ``sims``
+    simulations are done or ``seconds`` have passed since ``start`` (``time.perf_counter``),
+    whichever comes first, or until ``run`` returns fewer than asked (the search is finished).
+    At least one chunk runs, so that there is always a move to choose.
+
+    Without a time limit this is one call. With one, chunks are sized from the measured speed to
+    take :data:`CHUNK_SECONDS` and never more than the time left. Returns the simulations run.
+    """
+    done = 0
+    chunk = FIRST_CHUNK
+    while sims is None or done < sims:
+        want = (sims - done) if sims is not None else chunk
+        if seconds is not None:
+            if done > 0 and time.perf_counter() - start >= seconds:
+                break
+            want = min(want, chunk)
+        t0 = time.perf_counter()
+        ran = run(want)
+        dt = time.perf_counter() - t0
+        done += ran
+        if ran < want:
+            break
+        if seconds is not None:
+            rate = ran / max(dt, 1e-7)
+            left = seconds - (time.perf_counter() - start)
+            chunk = max(1, int(rate * min(CHUNK_SECONDS, left)))
+    return done
+
+
+def depth_summary(hist: np.ndarray) -> tuple[float, float, int]:
+    """Mean, median and maximum of the depths counted in ``hist`` (``hist[d]`` simulations left
+    the tree at depth ``d``)."""
+    total = int(hist.sum())
+    if total == 0:
+        return 0.0, 0.0, 0
+    depths = np.arange(hist.shape[0])
+    mean = float((depths * hist).sum() / total)
+    cum = np.cumsum(hist)
+    lo = int(np.searchsorted(cum, (total + 1) // 2))  # the lower and upper middle elements
+    hi = int(np.searchsorted(cum, total // 2 + 1))
+    return mean, (lo + hi) / 2.0, int(np.flatnonzero(hist)[-1])

@@ -1,0 +1,222 @@
+"""The UCT-family search behind the ``mcts`` agent: configuration, the tree it keeps between
+moves, the budget loop and the final-move rules. The compiled part is :func:`template.uct`."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from mctslab import codegen
+from mctslab.errors import MctslabError, SpecError
+from mctslab.games.base import Game, State
+from mctslab.games.contract import CHANCE_PLAYER, TERMINAL_PLAYER
+from mctslab.rng import as_state, seed_state
+from mctslab.search import template
+from mctslab.search.result import SearchResult, depth_summary, first_decision_state, run_budget
+from mctslab.search.tree import MAX_ACTIONS, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
+
+Formula = Literal["slides", "paper", "book", "ucb1tuned"]
+FORMULAS = {
+    "slides": template.SLIDES,
+    "paper": template.PAPER,
+    "book": template.BOOK,
+    "ucb1tuned": template.UCB1_TUNED,
+}
+#: The default exploration constant of each formula, for win values in [0, 1]:
+#: ``slides`` 0.7 ≈ 1/sqrt(2), the constant of Kocsis and Szepesvári's analysis (its bonus
+#: 0.7 sqrt(2 ln N/n) ≈ sqrt(ln N/n)); ``book`` 1.0, the same bonus; ``paper`` 0.4, the NoGo
+#: paper's best C against C = 0 at 2,000 simulations per move (its Table in section 3.4);
+#: ``ucb1tuned`` 1.0 as in Auer et al. (2002), where the variance term already scales the bonus.
+DEFAULT_C = {"slides": 0.7, "book": 1.0, "paper": 0.4, "ucb1tuned": 1.0}
+LEAVES = {"playout": template.LEAF_PLAYOUT, "coin": template.LEAF_COIN}
+
+
+@dataclass(frozen=True)
+class UctConfig:
+    """One UCT-family search. See :func:`mctslab.search.template.uct` for every formula.
+
+    ``final`` picks the move played once the search ends, among the root's children (a child
+    proven lost is never picked while another is not; a proven win is always picked):
+
+    * ``robust``: the most visits (the "robust child"); ties go to the better mean.
+    * ``mean``: the best mean win value among visited children (the slides' greedy policy
+      ``argmax Q(s0, a)``, the "max child"); ties go to more visits.
+    * ``ratio``: the Nim report's rule, the best #wins / #playouts. Statistics here are win
+      values with a draw counted as half a win, so this is the ``mean`` rule; the name is kept
+      so that the report's agent can be spelled as it describes itself.
+    """
+
+    c: float = 0.7
+    formula: Formula = "slides"
+    z: int = 1
+    expand_all: bool = True
+    solver: bool = True
+    leaf: Literal["playout", "coin"] = "playout"
+    final: Literal["robust", "mean", "ratio"] = "robust"
+    reuse: bool = True
+    max_nodes: int = 2_000_000
+
+
+class Uct:
+    """A UCT-family search for one game, keeping its tree between searches for reuse."""
+
+    def __init__(self, game: Game, config: UctConfig, seed: int):
+        spec = game.spec
+        if spec.num_distinct_actions > MAX_ACTIONS:
+            raise SpecError(f"{spec.spec_string}: more than {MAX_ACTIONS} actions")
+        self.game = game
+        self.config = config
+        # The solver reasons about wins and losses of two players whose utilities sum to a
+        # constant; in other games there is nothing it could prove.
+        self.solver = config.solver and spec.num_players == 2 and spec.utility_sum is not None
+        self.kernels = codegen.specialize(template, game.kernels)
+        self.tree = Tree(config.max_nodes, with_squares=config.formula == "ucb1tuned")
+        self.fparams = np.zeros(template.N_FPARAMS, dtype=np.float64)
+        self.fparams[template.F_C] = config.c
+        self.fparams[template.F_MIN_UTILITY] = spec.min_utility
+        self.fparams[template.F_MAX_UTILITY] = (
+            spec.max_utility if spec.max_utility > spec.min_utility else spec.min_utility + 1.0
+        )
+        self.iparams = np.zeros(template.N_IPARAMS, dtype=np.int64)
+        self.iparams[template.P_FORMULA] = FORMULAS[config.formula]
+        self.iparams[template.P_Z] = config.z
+        self.iparams[template.P_EXPAND_ALL] = config.expand_all
+        self.iparams[template.P_SOLVER] = self.solver
+        self.iparams[template.P_LEAF] = LEAVES[config.leaf]
+        self.iparams[template.P_NUM_PLAYERS] = spec.num_players
+        self.iparams[template.P_NUM_ACTIONS] = spec.num_distinct_actions
+        self.iparams[template.P_MAX_LENGTH] = spec.max_game_length
+        self.counters = np.zeros(template.N_COUNTERS, dtype=np.int64)
+        self.rng = seed_state(seed)
+        self._root: State | None = None  # the position the tree's root stands for
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Load (or compile) the kernels now, so that the first timed search does not pay."""
+        state = first_decision_state(self.game)
+        if state is not None:
+            rng = self.rng
+            self.run(state.array, 1, np.zeros(self.game.spec.max_game_length + 1, np.int64))
+            self.rng = rng
+            self.reset()
+
+    def reset(self) -> None:
+        """Forget the tree."""
+        self.tree.clear()
+        self._root = None
+
+    def run(self, root: np.ndarray, n: int, depth_hist: np.ndarray) -> int:
+        """Run up to ``n`` simulations from the root state ``root`` on the current tree."""
+        self.counters[template.C_USED] = self.tree.used
+        ran, rng = self.kernels.uct(
+            self.game.consts, root, *self.tree.arrays(), self.counters, depth_hist,
+            self.fparams, self.iparams, n, self.rng,
+        )  # fmt: skip
+        self.rng = as_state(rng)
+        self.tree.used = int(self.counters[template.C_USED])
+        return ran
+
+    def _nodes(self) -> int:
+        return self.tree.created_nodes(self.config.expand_all)
+
+    def _move_root(self, state: State) -> float:
+        """Point the tree's root at ``state``: keep the subtree of the moves played since the
+        last search when reuse is on and they are in the tree, else start afresh.
+        Returns the reused fraction (nodes kept / nodes before)."""
+        old = self._root
+        self._root = state.clone()
+        if old is not None and self.config.reuse:
+            played = state.history[len(old.history) :]
+            if state.history[: len(old.history)] == old.history:
+                replay = old.clone()
+                node: int | None = ROOT
+                for a in played:
+                    node = self.tree.child_with_action(node, a)  # None past a chance event
+                    if node is None:
+                        break
+                    replay.apply_action(a)
+                if node is not None and np.array_equal(replay.array, state.array):
+                    before = self._nodes()
+                    if node != ROOT:
+                        self.tree.reroot(node)
+                    return self._nodes() / before
+        self.tree.clear()
+        return 0.0
+
+    def search(self, state: State, sims: int | None, seconds: float | None) -> SearchResult:
+        """Search from ``state`` for ``sims`` simulations and/or ``seconds`` (whichever ends
+        first); the game state is not changed."""
+        start = time.perf_counter()
+        player = state.current_player()
+        if player in (TERMINAL_PLAYER, CHANCE_PLAYER):
+            raise MctslabError("search needs a position with a player to move")
+        reused = self._move_root(state)
+        tree = self.tree
+        if tree.first_child[ROOT] < 0 and 1 + len(state.legal_actions()) > tree.capacity:
+            raise SpecError(
+                f"max_nodes={tree.capacity} cannot hold the root and its "
+                f"{len(state.legal_actions())} children"
+            )
+        root = state.array.copy()
+        hist = np.zeros(self.game.spec.max_game_length + 1, dtype=np.int64)
+        ran = run_budget(lambda n: self.run(root, n, hist), sims, seconds, start)
+        proven = int(self.counters[template.C_ROOT_PROVEN]) if self.solver else 0
+        kids = np.array(tree.children(ROOT), dtype=np.int64)
+        action = self._final(kids, proven)
+        elapsed = time.perf_counter() - start
+        depth_mean, depth_median, depth_max = depth_summary(hist)
+        chosen = kids[np.flatnonzero(tree.action[kids] == action)[0]]
+        return SearchResult(
+            action=action,
+            actions=[int(a) for a in tree.action[kids]],
+            visits=[int(v) for v in tree.visits[kids]],
+            values=[float(v) for v in tree.value[kids]],
+            pv=self.principal_variation(),
+            simulations=ran,
+            elapsed=elapsed,
+            sims_per_second=ran / elapsed if elapsed > 0 else 0.0,
+            nodes=self._nodes(),
+            slots=tree.used,
+            bytes=tree.used * tree.bytes_per_node,
+            bytes_per_node=tree.bytes_per_node,
+            depth_mean=depth_mean,
+            depth_median=depth_median,
+            depth_max=depth_max,
+            win_ratio=float(tree.value[chosen]),
+            reused_fraction=reused,
+            proven=proven,
+        )
+
+    def _final(self, kids: np.ndarray, proven: int) -> int:
+        """The move to play (see :class:`UctConfig`)."""
+        tree = self.tree
+        status = tree.proven[kids]
+        if proven == PROVEN_WIN:
+            kids = kids[status == PROVEN_WIN]
+        elif self.solver and np.any(status != PROVEN_LOSS):
+            kids = kids[status != PROVEN_LOSS]
+        visits = tree.visits[kids].astype(np.int64)
+        values = tree.value[kids].astype(np.float64)
+        if self.config.final == "robust":
+            order = np.lexsort((-values, -visits))  # last key is primary
+        else:
+            values = np.where(visits > 0, values, -np.inf)
+            order = np.lexsort((-visits, -values))
+        return int(tree.action[kids[order[0]]])
+
+    def principal_variation(self) -> list[int]:
+        """From the root, the actions of the most-visited visited child at each level."""
+        tree = self.tree
+        pv: list[int] = []
+        node = ROOT
+        while True:
+            kids = tree.children(node)
+            if not kids:
+                return pv
+            node = max(kids, key=lambda i: int(tree.visits[i]))
+            if tree.visits[node] == 0:
+                return pv
+            pv.append(int(tree.action[node]))
