@@ -1,0 +1,101 @@
+"""Agents from spec strings: strict parsing, canonical strings, the common interface."""
+
+import pytest
+
+import mctslab
+from mctslab.agents import describe_agents, make_agent
+from mctslab.errors import MctslabError, SpecError
+
+
+@pytest.fixture(scope="module")
+def nim():
+    return mctslab.load_game("nim(n=10,k=3)")
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("mcts(sim=10)", "unknown key(s) sim"),
+        ("mcts(c=-1)", "c=-1"),
+        ("mcts(formula=uct)", "formula=uct"),
+        ("mcts(expand=0)", "expand=0"),
+        ("mcts(final=best)", "final=best"),
+        ("mcts(reuse=maybe)", "reuse=maybe"),
+        ("flat(time=0)", "time=0"),
+        ("random(sims=3)", "unknown key(s) sims"),
+        ("alphazero", "known agents: random, flat, mcts"),
+        ("mcts(sims=10", "closing"),
+    ],
+)
+def test_bad_specs_name_the_problem_and_the_allowed_keys(nim, spec, message):
+    with pytest.raises(SpecError) as err:
+        make_agent(spec, nim)
+    assert message in str(err.value)
+    if "unknown key" in message or "=" in message:
+        assert "allowed:" in str(err.value)
+
+
+def test_canonical_spec_strings_round_trip(nim):
+    a = make_agent("mcts(formula=paper,time=0.5)", nim)
+    assert a.spec_string == (
+        "mcts(time=0.5,formula=paper,c=0.4,expand=1,expand_all=true,final=robust,reuse=true,"
+        "solver=true,max_nodes=2000000,leaf=playout)"
+    )
+    assert make_agent(a.spec_string, nim).spec_string == a.spec_string
+    assert make_agent("flat", nim).spec_string == "flat(sims=1000)"
+    assert make_agent("random(seed=4)", nim).spec_string == "random(seed=4)"
+
+
+def test_describe_agents_lists_every_key_with_ranges_and_defaults():
+    text = describe_agents()
+    for word in ("random:", "flat:", "mcts:", "slides|paper|book|ucb1tuned", "expand: int >=1",
+                 "default robust", "leaf: playout|coin"):  # fmt: skip
+        assert word in text
+
+
+@pytest.mark.parametrize("spec", ["random", "flat(sims=200)", "mcts(sims=200)"])
+def test_every_agent_steps_searches_and_resets(nim, spec):
+    agent = make_agent(spec, nim, seed=3)
+    state = nim.new_initial_state()
+    before = state.array.copy()
+    result = agent.search(state)
+    assert (state.array == before).all() and state.history == []
+    assert result.action in state.legal_actions()
+    assert agent.last_result is None
+    action = agent.step(state)
+    assert agent.last_result is not None and agent.last_result.action == action
+    agent.reset()
+    assert agent.last_result is None
+
+
+def test_seeds_make_agents_reproducible(nim):
+    def moves(spec, seed):
+        return [make_agent(spec, nim, seed=seed).search(nim.new_initial_state()).visits]
+
+    assert moves("flat(sims=300)", 1) == moves("flat(sims=300)", 1)
+    assert moves("mcts(sims=300,seed=9)", 1) == moves("mcts(sims=300,seed=9)", 2)
+
+
+def test_flat_is_round_robin_and_picks_the_best_mean(nim):
+    r = make_agent("flat(sims=3000)", nim, seed=1).search(nim.new_initial_state())
+    assert r.visits == [1000, 1000, 1000]
+    assert r.action == max(range(3), key=lambda i: r.values[i])
+    assert r.win_ratio == max(r.values)
+
+
+def test_searching_a_finished_game_is_an_error(nim):
+    state = mctslab.load_game("nim(n=1,k=3)").new_initial_state()
+    state.apply_action(0)
+    for spec in ("random", "flat", "mcts"):
+        with pytest.raises(MctslabError):
+            make_agent(spec, state.game).search(state)
+
+
+def test_final_move_rules():
+    game = mctslab.load_game("nogo(size=5)")
+    state = game.new_initial_state()
+    for final, key in (("robust", "visits"), ("mean", "values"), ("ratio", "values")):
+        r = make_agent(f"mcts(sims=2000,final={final})", game, seed=1).search(state)
+        scores = getattr(r, key)
+        assert scores[r.actions.index(r.action)] == max(scores)
+        assert r.win_ratio == r.values[r.actions.index(r.action)]

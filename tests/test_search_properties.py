@@ -1,0 +1,84 @@
+"""Invariants of the tree after any search, on random small game trees and on Nim."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mctslab
+from mctslab.search import NO_CHILD, NO_PARENT, Uct, UctConfig
+from search_tree_game import TreeGame
+
+leaves = st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0])
+trees = st.recursive(
+    leaves,
+    lambda kids: st.tuples(st.integers(0, 1), st.lists(kids, min_size=1, max_size=3)),
+    max_leaves=25,
+).filter(lambda t: isinstance(t, tuple))
+
+configs = st.builds(
+    UctConfig,
+    c=st.sampled_from([0.0, 0.4, 1.0]),
+    formula=st.sampled_from(["slides", "paper", "book", "ucb1tuned"]),
+    z=st.integers(1, 4),
+    expand_all=st.booleans(),
+    solver=st.booleans(),
+    leaf=st.sampled_from(["playout", "coin"]),
+    max_nodes=st.integers(4, 60),
+)
+
+
+def check_tree(uct: Uct, sims: int) -> None:
+    t = uct.tree
+    used = t.used
+    assert 1 <= used <= t.capacity
+    assert t.visits[0] == sims
+    assert t.parent[0] == NO_PARENT
+    assert np.all((t.value[:used] >= 0.0) & (t.value[:used] <= 1.0))
+    z = uct.config.z
+    for i in range(used):
+        kids = t.children(i)
+        if t.first_child[i] == NO_CHILD:
+            assert t.num_children[i] == 0
+            continue
+        assert kids.stop <= used and len(kids) >= 1
+        assert all(t.parent[k] == i for k in kids)
+        below = int(t.visits[list(kids)].sum())
+        stopped = int(t.visits[i]) - below  # simulations that ended at i
+        if i == 0:
+            assert stopped == 0
+        elif uct.solver:
+            assert stopped >= z
+        else:  # exactly the z simulations before i was expanded
+            assert stopped == z
+
+
+@settings(max_examples=60)
+@given(tree=trees, config=configs, sims=st.integers(1, 80), seed=st.integers(0, 2**32))
+def test_tree_invariants_on_random_trees(tree, config, sims, seed):
+    game = TreeGame(tree)
+    if config.max_nodes < 1 + len(tree[1]):
+        config = UctConfig(**{**config.__dict__, "max_nodes": 1 + len(tree[1])})
+    uct = Uct(game, config, seed)
+    r = uct.search(game.new_initial_state(), sims, None)
+    assert r.simulations == sims or r.proven != 0
+    check_tree(uct, r.simulations)
+    assert sum(r.visits) == r.simulations
+    assert 0 <= r.depth_mean <= r.depth_max <= game.spec.max_game_length
+
+
+@settings(max_examples=25)
+@given(
+    n=st.integers(5, 40),
+    coin=st.booleans(),
+    config=configs,
+    sims=st.integers(1, 400),
+    seed=st.integers(0, 2**32),
+)
+def test_tree_invariants_on_nim(n, coin, config, sims, seed):
+    game = mctslab.load_game(f"nim(n={n},k=3,coin={str(coin).lower()})")
+    uct = Uct(game, config, seed)
+    r = uct.search(game.new_initial_state(), sims, None)
+    check_tree(uct, r.simulations)
+    assert r.action in game.new_initial_state().legal_actions()
+    if coin:  # the tree does not grow past a chance event (yet)
+        assert r.depth_max <= 1
