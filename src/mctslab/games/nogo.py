@@ -1,0 +1,120 @@
+"""NoGo (SPEC.md; the NoGo paper, seeds/000): Go without captures, suicide or passing.
+
+Black (X, player 0) moves first. A move is illegal if it captures (leaves an adjacent opponent
+group without liberties) or is suicide; the player to move with no legal move loses.
+
+Solved facts (oracles for tests): on 3x3 the first player wins, on 4x4 the second player wins, on
+5x5 the first player wins. SPEC.md plays sizes 5..19; 3 and 4 are allowed for the solved oracles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pydantic
+from pydantic import Field
+
+from mctslab.errors import IllegalMoveError
+from mctslab.games import coords, nogo_kernels
+from mctslab.games.base import Game, State
+from mctslab.games.registry import register
+
+_K = nogo_kernels
+#: board characters accepted by :meth:`NoGoGame.state_from_ascii`
+_CHAR_COLOUR = {".": 0, "+": 0, "X": 1, "x": 1, "O": 2, "o": 2}
+_NAMES = ("Black (X)", "White (O)")
+
+
+class NoGoParams(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    size: int = Field(9, ge=3, le=19, description="board size (5..19 to play; 3, 4 are solved)")
+
+
+@register
+class NoGoGame(Game):
+    NAME = "nogo"
+    DESCRIPTION = "Go where capturing and suicide are illegal and the player without a move loses"
+    Params = NoGoParams
+    kernels = nogo_kernels
+    #: instances the conformance suite plays (tests/test_conformance.py)
+    EXAMPLE_SPECS = ("nogo(size=3)", "nogo(size=5)", "nogo(size=9)")
+
+    def _build(self, p: NoGoParams):
+        consts = _K.make_consts(p.size)
+        n = p.size * p.size
+        spec = self._spec(
+            num_players=2,
+            num_distinct_actions=n,
+            num_chance_outcomes=0,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=n,
+            state_size=_K.state_size(p.size),
+        )
+        return consts, spec
+
+    @property
+    def size(self) -> int:
+        return self.params.size
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return coords.go_to_string(action, self.size)
+
+    def string_to_action(self, player: int, text: str) -> int:
+        return coords.go_from_string(text, self.size)
+
+    def board(self, state: np.ndarray) -> np.ndarray:
+        """``size`` x ``size`` int array of a raw state: 0 empty, 1 Black, 2 White (row 0 = top)."""
+        idx = self.consts[_K.C_TABLES : _K.C_TABLES + self.size * self.size]
+        return np.asarray(state[_K.HEADER + idx], dtype=np.int64).reshape(self.size, self.size)
+
+    def render(self, state: np.ndarray) -> str:
+        size = self.size
+        letters = " ".join(coords.GO_LETTERS[:size])
+        lines = [f"   {letters}"]
+        b = self.board(state)
+        for r in range(size):
+            row = " ".join(".XO"[int(v)] for v in b[r])
+            lines.append(f"{size - r:2d} {row} {size - r:<2d}".rstrip())
+        lines.append(f"   {letters}")
+        winner = int(state[_K.S_WINNER])
+        if winner >= 0:
+            won, lost = _NAMES[winner], _NAMES[1 - winner]
+            lines.append(f"{won} won: {lost} has no legal move")
+        else:
+            lines.append(f"{_NAMES[int(state[_K.S_TO_MOVE])]} to move")
+        return "\n".join(lines)
+
+    def state_from_ascii(self, text: str, to_move: int | str = 0) -> State:
+        """A state from an ASCII board, for tests and analysis.
+
+        One line per row, top row first; ``X`` Black, ``O`` White, ``.`` or ``+`` empty. Spaces,
+        row numbers, column-letter lines and lines with a parenthesis (the status line of
+        :meth:`render`) are ignored, so ``state_from_ascii(str(state))`` rebuilds the board.
+        ``to_move`` is 0/1 or ``"X"``/``"O"``/``"B"``/``"W"``. Raises ``ValueError`` for a board
+        of the wrong shape or an unknown character, and :class:`IllegalMoveError` for a group
+        without a liberty.
+        """
+        size = self.size
+        rows = []
+        for line in text.strip("\n").splitlines():
+            marks = "".join(ch for ch in line if not ch.isspace() and not ch.isdigit())
+            if not marks or marks.upper() == coords.GO_LETTERS[:size] or "(" in line:
+                continue
+            bad = sorted(set(marks) - set(_CHAR_COLOUR))
+            if bad:
+                raise ValueError(f"unknown board characters {bad}: use X, O and . (or +)")
+            rows.append([_CHAR_COLOUR[ch] for ch in marks])
+        if len(rows) != size or any(len(r) != size for r in rows):
+            raise ValueError(f"expected {size} rows of {size} points, got {[len(r) for r in rows]}")
+        if isinstance(to_move, str):
+            to_move = {"X": 0, "B": 0, "O": 1, "W": 1}.get(to_move.upper(), to_move)
+        if to_move not in (0, 1):
+            raise ValueError(f"to_move must be 0 (Black) or 1 (White), got {to_move!r}")
+        colours = np.array(rows, dtype=np.int32).reshape(-1)
+        array = np.zeros(self.spec.state_size, dtype=_K.STATE_DTYPE)
+        bad = _K.setup_position(self.consts, array, colours, int(to_move))
+        if bad:
+            where = coords.go_to_string(int(bad) - 1, size)
+            raise IllegalMoveError(f"not a NoGo position: the group at {where} has no liberty")
+        return State(self, array)
