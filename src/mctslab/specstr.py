@@ -15,6 +15,7 @@ Values stay strings here; the caller validates and converts them against a schem
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,8 +74,11 @@ def describe_fields(model: type[pydantic.BaseModel]) -> str:
     """One line per field: ``key: type range (default d)`` — used in every error message."""
     parts = []
     for key, field in model.model_fields.items():
-        ann = getattr(field.annotation, "__name__", None) or str(field.annotation)
-        ann = ann.replace("typing.", "")
+        if typing.get_origin(field.annotation) is typing.Literal:
+            ann = "|".join(str(a) for a in typing.get_args(field.annotation))
+        else:
+            ann = getattr(field.annotation, "__name__", None) or str(field.annotation)
+            ann = ann.replace("typing.", "")
         bounds = []
         for m in field.metadata:
             for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
