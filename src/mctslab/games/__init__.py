@@ -1,5 +1,6 @@
 """Games: compiled kernels behind an OpenSpiel-like wrapper, loaded by spec string."""
 
+from mctslab.games import hex as _hex  # noqa: F401  (registers)
 from mctslab.games import nim  # noqa: F401  (registers)
 from mctslab.games import nogo  # noqa: F401
 from mctslab.games.base import Game, State
