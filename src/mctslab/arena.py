@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,11 +30,12 @@ def play_game(
     game: Game,
     agents: Sequence,
     rng_seed: int = 0,
-    on_move: Callable[[State, int, object], None] | None = None,
+    on_move: Callable[[State, int, int, object], None] | None = None,
 ) -> GameRecord:
-    """Play one game; ``agents[p]`` moves for player ``p``. Chance events use a seeded sampler."""
-    import random
+    """Play one game; ``agents[p]`` moves for player ``p``. Chance events use a seeded sampler.
 
+    ``on_move(state, player, action, agent)`` is called after each decision move is applied.
+    """
     chance = random.Random(rng_seed)
     for agent in agents:
         agent.reset()
@@ -45,13 +47,14 @@ def play_game(
             o = chance.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
             state.apply_action(o)
             continue
-        agent = agents[state.current_player()]
+        player = state.current_player()
+        agent = agents[player]
         t0 = time.perf_counter()
         action = agent.step(state)
         seconds.append(time.perf_counter() - t0)
-        if on_move is not None:
-            on_move(state, action, agent)
         state.apply_action(action)
+        if on_move is not None:
+            on_move(state, player, action, agent)
     names = tuple(a.spec_string for a in agents)
     return GameRecord(names, list(state.history), state.returns(), seconds)
 
@@ -108,3 +111,50 @@ def summarise(records: Sequence[GameRecord], seat_of_a: Sequence[int]) -> MatchS
         else:
             losses += 1
     return MatchSummary(len(records), wins, draws, losses)
+
+
+def run_match(
+    game: Game, spec_a: str, spec_b: str, n_games: int, seed: int = 0, progress: bool = False
+) -> MatchSummary:
+    """Play ``n_games`` between two agent specs; A is player 0 in even games, player 1 in odd.
+
+    Each game's agent seeds derive from (run seed, game index), so any game can be replayed.
+    With ``progress``, a progress bar shows games done and A's score with its 95% interval.
+    """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from mctslab.agents import make_agent
+
+    for spec in (spec_a, spec_b):  # a bad spec fails before any game starts
+        make_agent(spec, game)
+    records: list[GameRecord] = []
+    seats: list[int] = []
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[score]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, disable=not progress, transient=False) as bar:
+        task = bar.add_task("games", total=n_games, score="")
+        for i in range(n_games):
+            seat_a = i % 2
+            specs = (spec_a, spec_b) if seat_a == 0 else (spec_b, spec_a)
+            agents = [make_agent(sp, game, seed=seed_for(seed, i, p)) for p, sp in enumerate(specs)]
+            records.append(play_game(game, agents, rng_seed=seed_for(seed, i, 2)))
+            seats.append(seat_a)
+            s = summarise(records, seats)
+            lo, hi = s.ci95
+            bar.update(
+                task,
+                advance=1,
+                score=f"A {100 * s.win_rate_a:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}]",
+            )
+    return summarise(records, seats)

@@ -49,6 +49,169 @@ def games():
     console.print(table)
 
 
+@main.command()
+def agents():
+    """List the agents and their keys (types, ranges, defaults)."""
+    from mctslab.agents import describe_agents
+
+    click.echo(describe_agents())
+
+
+# -- play ----------------------------------------------------------------------------------------
+class _Human:
+    """A person at the terminal; re-prompts on malformed or illegal input, never crashes."""
+
+    spec_string = "human"
+    last_result = None
+
+    def reset(self) -> None:
+        pass
+
+    def step(self, state) -> int:
+        player = state.current_player()
+        while True:
+            try:
+                text = click.prompt(f"player {player} move ('moves' lists them, 'quit' stops)")
+            except (click.Abort, EOFError):
+                raise click.ClickException("input closed: game abandoned") from None
+            text = text.strip()
+            if text == "quit":
+                raise click.ClickException("game abandoned by the player")
+            legal = state.legal_actions()
+            if text == "moves":
+                click.echo(" ".join(state.action_to_string(a) for a in legal))
+                continue
+            try:
+                action = state.string_to_action(text)
+            except MctslabError as exc:
+                click.echo(f"not a move: {exc}")
+                continue
+            if action not in legal:
+                click.echo(f"illegal move {text!r} here; type 'moves' for the legal ones")
+                continue
+            return action
+
+
+def _make_player(spec: str, game, seed: int):
+    if spec.strip() == "human":
+        return _Human()
+    from mctslab.agents import make_agent
+
+    return make_agent(spec, game, seed=seed)
+
+
+@main.command()
+@click.argument("game_spec", metavar="GAME")
+@click.option("--black", "first", default="human", show_default=True, help="player 0's agent")
+@click.option("--white", "second", default="mcts", show_default=True, help="player 1's agent")
+@click.option("--seed", default=0, show_default=True, type=int)
+def play(game_spec, first, second, seed):
+    """Play one game of GAME; an agent spec or 'human' for each side.
+
+    Agents are specs such as 'random', 'flat(sims=1000)' or 'mcts(sims=10000,c=0.7)'
+    (see `mctslab agents`).
+    """
+    from mctslab.arena import play_game
+
+    game = mctslab.load_game(game_spec)
+    players = [_make_player(first, game, seed), _make_player(second, game, seed + 1)]
+    click.echo(str(game.new_initial_state()))
+
+    def show(state, player, action, agent):
+        line = f"player {player} ({agent.spec_string}): {state.action_to_string(action, player)}"
+        result = agent.last_result
+        if result is not None and result.simulations:
+            line += f"  [{result.simulations} sims, win ratio {result.win_ratio:.2f}]"
+        click.echo(line)
+        click.echo(str(state))
+
+    record = play_game(game, players, rng_seed=seed, on_move=show)
+    click.echo(f"returns: {record.returns}")
+
+
+# -- match ---------------------------------------------------------------------------------------
+@main.command()
+@click.argument("game_spec", metavar="GAME")
+@click.argument("agent_a", metavar="AGENT_A")
+@click.argument("agent_b", metavar="AGENT_B")
+@click.option("--games", "n_games", default=20, show_default=True, type=click.IntRange(1, 10**7))
+@click.option("--seed", default=0, show_default=True, type=int, help="run seed")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def match(game_spec, agent_a, agent_b, n_games, seed, as_json):
+    """Play AGENT_A against AGENT_B on GAME; colours alternate (A is player 0 in even games)."""
+    from mctslab.arena import run_match
+
+    game = mctslab.load_game(game_spec)
+    summary = run_match(game, agent_a, agent_b, n_games, seed, progress=not as_json)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "game": game.spec.spec_string,
+                    "agent_a": agent_a,
+                    "agent_b": agent_b,
+                    **summary.as_dict(),
+                }
+            )
+        )
+        return
+    _print_match(game.spec.spec_string, agent_a, agent_b, summary)
+
+
+def _print_match(game_name, agent_a, agent_b, summary) -> None:
+    lo, hi = summary.ci95
+    table = Table(title=f"{game_name}: A = {agent_a} vs B = {agent_b} (results for A)")
+    for col in ("games", "wins", "draws", "losses", "score", "win rate ± 2σ", "95% CI"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_row(
+        str(summary.games),
+        str(summary.wins_a),
+        str(summary.draws),
+        str(summary.losses_a),
+        f"{summary.score_a:g}",
+        f"{100 * summary.win_rate_a:.1f}% ± {100 * summary.two_sigma:.1f}%",
+        f"[{100 * lo:.1f}%, {100 * hi:.1f}%]",
+    )
+    console.print(table)
+
+
+# -- demo ----------------------------------------------------------------------------------------
+DEMO_GAME = "nogo(size=7)"
+DEMO_A = "mcts(sims=1000)"
+DEMO_B = "flat(sims=1000)"
+
+
+@main.command()
+@click.option("--games", "n_games", default=100, show_default=True, type=click.IntRange(2, 10**6))
+@click.option("--seed", default=0, show_default=True, type=int)
+def demo(n_games, seed):
+    """The main job on embedded defaults: one printed game, then a short match.
+
+    UCT (mcts) against flat Monte Carlo at equal simulations on 7x7 NoGo, the NoGo paper's
+    board size; colours alternate.
+    """
+    from mctslab.agents import make_agent
+    from mctslab.arena import play_game, run_match
+
+    game = mctslab.load_game(DEMO_GAME)
+    console.rule(f"one game of {game.spec.spec_string}: {DEMO_A} (black) vs {DEMO_B} (white)")
+    players = [make_agent(DEMO_A, game, seed=seed), make_agent(DEMO_B, game, seed=seed + 1)]
+    moves: list[str] = []
+
+    def note(state, player, action, agent):
+        moves.append(state.action_to_string(action, player))
+
+    record = play_game(game, players, rng_seed=seed, on_move=note)
+    final = game.new_initial_state()
+    for a in record.moves:
+        final.apply_action(a)
+    click.echo(" ".join(moves))
+    click.echo(str(final))
+    console.rule(f"match: {n_games} games, colours alternating")
+    summary = run_match(game, DEMO_A, DEMO_B, n_games, seed, progress=True)
+    _print_match(game.spec.spec_string, DEMO_A, DEMO_B, summary)
+
+
 # -- bench ---------------------------------------------------------------------------------------
 @main.group()
 def bench():
