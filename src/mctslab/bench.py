@@ -80,3 +80,113 @@ def startup(spec: str) -> dict:
             subprocess.run(cmd, env=env, check=True, capture_output=True)
             times.append(time.perf_counter() - t)
     return {"game": spec, "cold_seconds": times[0], "warm_seconds": times[1]}
+
+
+def search(game: Game, agent_spec: str, seed: int = 0) -> dict:
+    """One search from the initial state; ``first_call_seconds`` is making the agent (compile or
+    cache load), measured apart from the search itself."""
+    from mctslab.agents import make_agent
+
+    t0 = time.perf_counter()
+    agent = make_agent(agent_spec, game, seed=seed)
+    first_call = time.perf_counter() - t0
+    result = agent.search(game.new_initial_state())
+    return {
+        "game": game.spec.spec_string,
+        "agent": agent.spec_string,
+        "simulations": result.simulations,
+        "seconds": result.elapsed,
+        "sims_per_second": result.sims_per_second,
+        "nodes": result.nodes,
+        "bytes_per_node": result.bytes_per_node,
+        "bytes": result.bytes,
+        "depth_mean": result.depth_mean,
+        "depth_max": result.depth_max,
+        "action": game.action_to_string(0, result.action),
+        "first_call_seconds": first_call,
+    }
+
+
+#: (our game, C reference name, size, target playouts/s) — issue targets on this 2-core machine
+PLAYOUT_CASES = (
+    ("nogo(size=9)", "nogo", 9, 200_000),
+    ("nogo(size=7)", "nogo", 7, None),
+    ("hex(size=11)", "hex", 11, 1_000_000),
+    ("hex(size=7)", "hex", 7, None),
+)
+#: (our game, OpenSpiel game or None, target ratio or absolute sims/s)
+SEARCH_CASES = (
+    ("hex(size=11)", "hex(board_size=11)", ("ratio", 10.0)),
+    ("hex(size=7)", "hex(board_size=7)", ("ratio", 10.0)),
+    ("nogo(size=9)", None, ("absolute", 150_000)),
+)
+
+
+def _target_text(target) -> str | None:
+    if target is None:
+        return None
+    kind, value = target
+    return {"ratio": f">= {value:g}x ref", "max": f"<= {value:,.0f}"}.get(kind, f">= {value:,.0f}")
+
+
+def run_all(seconds: float = 2.0, sims: int = 10_000, memory_sims: int = 100_000) -> list[dict]:
+    """Every benchmark with its same-run reference; one row each.
+
+    Rows: ``what``, ``ours``, ``reference`` (None when not measurable here), ``ratio``,
+    ``target`` and ``meets`` (None when there is no target). Playouts are compared with the careful
+    C references, searches with OpenSpiel's C++ ``MCTSBot`` (if installed), bytes per node with
+    OpenSpiel's ``SearchNode``.
+    """
+    from mctslab import references
+    from mctslab.errors import MctslabError
+    from mctslab.games import load_game
+
+    rows = []
+
+    def row(what, ours, ref, target, unit):
+        ratio = ours / ref if ref else None
+        if target is None:
+            meets = None
+        elif target[0] == "ratio":
+            meets = None if ratio is None else ratio >= target[1]
+        elif target[0] == "max":
+            meets = ours <= target[1]
+        else:
+            meets = ours >= target[1]
+        rows.append(
+            {
+                "what": what,
+                "unit": unit,
+                "ours": ours,
+                "reference": ref,
+                "ratio": ratio,
+                "target": None if target is None else f"{target[0]} {target[1]:g}",
+                "meets": meets,
+            }
+        )
+
+    for spec, cname, size, target in PLAYOUT_CASES:
+        ours = playouts(load_game(spec), seconds=seconds)["playouts_per_second"]
+        try:
+            ref = references.c_playouts(cname, size, seconds)["playouts_per_second"]
+        except MctslabError:
+            ref = None
+        row(f"random playouts {spec}", ours, ref, target and ("absolute", target), "playouts/s")
+    for spec, os_game, target in SEARCH_CASES:
+        ours = search(load_game(spec), f"mcts(sims={sims})")["sims_per_second"]
+        ref = None
+        if os_game is not None:
+            try:
+                ref = references.openspiel_search(os_game, sims)["sims_per_second"]
+            except MctslabError:
+                ref = None
+        row(f"UCT {sims} sims {spec}", ours, ref, target, "sims/s")
+    big = search(load_game("hex(size=11)"), f"mcts(sims={memory_sims})")
+    row(
+        f"bytes per node, UCT {memory_sims} sims hex(size=11)",
+        big["bytes_per_node"],
+        references.SEARCH_NODE_BYTES,
+        ("max", 24),
+        "bytes",
+    )
+    return rows

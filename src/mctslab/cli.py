@@ -233,6 +233,54 @@ def bench_playouts(game_spec, seconds, as_json):
     _print_dict(f"random playouts: {result['game']}", result)
 
 
+@bench.command("all")
+@click.option("--seconds", default=2.0, show_default=True, type=click.FloatRange(0.05, 600))
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def bench_all(seconds, as_json):
+    """Every benchmark, each with a reference measured in the same run and the ratio."""
+    from mctslab import bench as b
+
+    rows = b.run_all(seconds=seconds)
+    rows.append({"what": "start-up (nogo 9x9 first playout)", **b.startup("nogo(size=9)")})
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    table = Table(title="mctslab benchmarks (reference = careful C or OpenSpiel, same run)")
+    for col in ("benchmark", "ours", "reference", "ratio", "target", "meets"):
+        table.add_column(col, justify="left" if col == "benchmark" else "right")
+    for r in rows[:-1]:
+        table.add_row(
+            r["what"],
+            f"{r['ours']:,.0f} {r['unit']}",
+            "n/a" if r["reference"] is None else f"{r['reference']:,.0f}",
+            "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}x",
+            r["target"] or "",
+            {True: "yes", False: "NO", None: ""}[r["meets"]],
+        )
+    console.print(table)
+    st = rows[-1]
+    click.echo(
+        f"start-up to first NoGo 9x9 playout: {st['cold_seconds']:.2f} s with an empty cache, "
+        f"{st['warm_seconds']:.2f} s warm"
+    )
+
+
+@bench.command("search")
+@click.argument("game_spec", metavar="GAME")
+@click.option("--agent", "agent_spec", default="mcts(sims=10000)", show_default=True)
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def bench_search(game_spec, agent_spec, seed, as_json):
+    """One search from GAME's initial state: simulations per second, nodes, bytes per node."""
+    from mctslab import bench as b
+
+    result = b.search(mctslab.load_game(game_spec), agent_spec, seed=seed)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    _print_dict(f"search: {result['agent']} on {result['game']}", result)
+
+
 @bench.command("startup")
 @click.argument("game_spec", metavar="GAME", default="nogo(size=9)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")

@@ -7,8 +7,10 @@ that takes an array adds reference counting on every call (ARCHITECTURE.md, meas
 The generator is Marsaglia's xorshift64 (shifts 13, 7, 17; Marsaglia 2003, "Xorshift RNGs",
 J. Stat. Softw. 8(14)). It uses only shifts and xors, so it runs bit-for-bit the same when compiled
 and as plain Python under ``NUMBA_DISABLE_JIT=1`` (no overflow warnings from NumPy scalars), which
-is what makes a seeded search reproducible in both modes. Bounded integers are ``x mod n``: the bias
-is below n / 2**64, negligible for board sizes.
+is what makes a seeded search reproducible in both modes. Bounded integers use the multiply-shift
+method on the high 32 bits, ``((x >> 32) * n) >> 32`` (Lemire 2019, "Fast random integer generation
+in an interval", ACM TOMACS 29(1)): no division, and the product stays below 2**64 for n < 2**32;
+the bias is below n / 2**32, negligible for board sizes.
 
 From Python, always pass the state as ``numpy.uint64``: a compiled kernel returns it as a plain
 ``int``, and a plain ``int`` below 2**63 would be typed ``int64`` on the next call (arithmetic
@@ -24,6 +26,7 @@ _U7 = np.uint64(7)
 _U11 = np.uint64(11)
 _U13 = np.uint64(13)
 _U17 = np.uint64(17)
+_U32 = np.uint64(32)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 _MASK64 = (1 << 64) - 1
 
@@ -53,9 +56,9 @@ def next_u64(x):
 
 @njit(cache=True)
 def below(x, n):
-    """Advance the state and return ``(state, r)`` with ``r`` uniform in ``0..n-1`` (n >= 1)."""
+    """Advance the state; return ``(state, r)``, ``r`` uniform in ``0..n-1`` (1 <= n < 2**32)."""
     x = next_u64(x)
-    return x, np.int64(x % np.uint64(n))
+    return x, np.int64(((x >> _U32) * np.uint64(n)) >> _U32)
 
 
 @njit(cache=True)
