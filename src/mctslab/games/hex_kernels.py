@@ -45,6 +45,11 @@ state.
 import numpy as np
 from numba import njit
 
+from mctslab.games.common_kernels import (  # noqa: F401  (contract kernels)
+    apply_chance,
+    chance_outcomes,
+    two_player_win_returns,
+)
 from mctslab.rng import below
 
 STATE_DTYPE = np.int16
@@ -186,24 +191,8 @@ def apply_action(consts, state, action):
 
 
 @njit(cache=True)
-def chance_outcomes(consts, state, outcomes, probs):
-    return 0
-
-
-@njit(cache=True)
-def apply_chance(consts, state, outcome):
-    pass
-
-
-@njit(cache=True)
 def returns(consts, state, out):
-    w = state[S_WINNER]
-    if w < 0:
-        out[0] = 0.0
-        out[1] = 0.0
-    else:
-        out[w] = 1.0
-        out[1 - w] = -1.0
+    two_player_win_returns(state[S_WINNER], out)
 
 
 @njit(cache=True)

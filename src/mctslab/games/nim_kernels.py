@@ -11,6 +11,7 @@ Action ``a`` takes ``a+1`` counters. Chance outcomes: 0 = tails, 1 = heads (p = 
 import numpy as np
 from numba import njit
 
+from mctslab.games.common_kernels import two_player_win_returns
 from mctslab.rng import below
 
 STATE_DTYPE = np.int16
@@ -81,13 +82,7 @@ def apply_chance(consts, state, outcome):
 
 @njit(cache=True)
 def returns(consts, state, out):
-    w = state[S_WINNER]
-    if w < 0:
-        out[0] = 0.0
-        out[1] = 0.0
-    else:
-        out[w] = 1.0
-        out[1 - w] = -1.0
+    two_player_win_returns(state[S_WINNER], out)
 
 
 @njit(cache=True)
