@@ -305,6 +305,9 @@ def _print_dict(title: str, data: dict) -> None:
     console.print(table)
 
 
+# -- commands defined in their own modules (``cli_<area>.py``): one add_command line each ---------
+
+
 def run() -> None:
     """Console-script entry point: an unexpected failure prints one line, not a traceback.
 
