@@ -99,7 +99,8 @@ def test_clones_are_independent(game):
 def test_illegal_actions_are_refused_without_change(game):
     state = game.new_initial_state()
     before = state.array.copy()
-    legal = set(state.legal_actions())
+    # a game may start at a chance node (2048): its outcomes are legal there
+    legal = set(state.legal_actions()) | {o for o, _ in state.chance_outcomes()}
     illegal = [a for a in (-1, game.spec.num_distinct_actions, 10**6) if a not in legal]
     for a in illegal:
         with pytest.raises(IllegalMoveError):
