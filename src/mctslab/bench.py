@@ -119,6 +119,7 @@ SEARCH_CASES = (
     ("hex(size=11)", "hex(board_size=11)", ("ratio", 10.0)),
     ("hex(size=7)", "hex(board_size=7)", ("ratio", 10.0)),
     ("nogo(size=9)", None, ("absolute", 150_000)),
+    ("go(size=9)", "go(board_size=9)", ("ratio", 5.0)),
 )
 
 
