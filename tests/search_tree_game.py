@@ -4,6 +4,9 @@ Internal nodes are ``(player, [children...])``; a leaf is player 0's return (pla
 negation). The state is the index of the current node. A "random" playout is deterministic:
 it always takes the first child, so every simulation's value can be traced by hand.
 
+A children list shared by several nodes (the same list object) is laid out once, so all of them
+lead to the same positions: the game is then a DAG, with transpositions.
+
 Constants: ``[n_nodes, then per node: first_child, num_children, player, 100 × return]``.
 """
 
@@ -94,32 +97,37 @@ class TreeGame(Game):
 
     def _build(self, params):
         rows: list[list[int]] = [[0, 0, 0, 0]]
-        width = depth = 0
+        blocks: dict[int, int] = {}  # id of a children list -> the row of its first child
 
-        def place(index: int, node, level: int) -> None:
-            nonlocal width, depth
-            depth = max(depth, level)
+        def place(index: int, node) -> None:
             if not isinstance(node, tuple):
                 rows[index] = [0, 0, 0, round(100 * node)]
                 return
             player, children = node
-            width = max(width, len(children))
-            first = len(rows)
+            first = blocks.get(id(children))
+            if first is None:
+                first = blocks[id(children)] = len(rows)
+                rows.extend([0, 0, 0, 0] for _ in children)
+                for j, child in enumerate(children):
+                    place(first + j, child)
             rows[index] = [first, len(children), player, 0]
-            rows.extend([0, 0, 0, 0] for _ in children)
-            for j, child in enumerate(children):
-                place(first + j, child, level + 1)
 
-        place(0, self.tree, 0)
+        def height(node) -> int:
+            return 1 + max(map(height, node[1])) if isinstance(node, tuple) else 0
+
+        def width(node) -> int:
+            return max(len(node[1]), *map(width, node[1])) if isinstance(node, tuple) else 0
+
+        place(0, self.tree)
         consts = np.array([len(rows), *(x for row in rows for x in row)], dtype=np.int32)
         spec = self._spec(
             num_players=2,
-            num_distinct_actions=width,
+            num_distinct_actions=width(self.tree),
             num_chance_outcomes=0,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=depth,
+            max_game_length=height(self.tree),
             state_size=1,
         )
         return consts, spec

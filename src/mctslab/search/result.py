@@ -54,6 +54,8 @@ class SearchResult:
     reused_fraction: float = 0.0
     #: MCTS-Solver's verdict for the player to move: 1 proven win, -1 proven loss, 0 unknown
     proven: int = 0
+    #: positions in MCTS-Solver's transposition table (proven; kept across searches until reset)
+    proven_positions: int = 0
 
 
 def first_decision_state(game: Game) -> State | None:

@@ -17,6 +17,7 @@ from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
 from mctslab.rng import below
+from mctslab.search.transpositions import insert, lookup, state_hash
 from mctslab.search.tree import NO_CHILD, PROVEN_LOSS, PROVEN_WIN, ROOT, UNPROVEN
 
 # Selection formulas (``iparams[P_FORMULA]``); see :func:`uct`.
@@ -34,10 +35,10 @@ N_IPARAMS = 8
 # Layout of ``fparams``.
 F_C, F_MIN_UTILITY, F_MAX_UTILITY = 0, 1, 2
 N_FPARAMS = 3
-# Layout of ``counters`` (int64): pool slots in use, and the root's proven status for the player
-# to move at the root (UNPROVEN, PROVEN_WIN or PROVEN_LOSS).
-C_USED, C_ROOT_PROVEN = 0, 1
-N_COUNTERS = 2
+# Layout of ``counters`` (int64): pool slots in use, the root's proven status for the player
+# to move at the root (UNPROVEN, PROVEN_WIN or PROVEN_LOSS), transposition-table slots in use.
+C_USED, C_ROOT_PROVEN, C_TT_USED = 0, 1, 2
+N_COUNTERS = 3
 
 _CHANCE = -1
 _TERMINAL = -4
@@ -62,7 +63,7 @@ def _root_status(first_child, num_children, proven):
 @njit(cache=True)
 def uct(
     consts, root, first_child, num_children, action, parent, visits, value, proven, value_sq,
-    counters, depth_hist, fparams, iparams, n_sims, rng,
+    tt_keys, tt_vals, tt_mult, counters, depth_hist, fparams, iparams, n_sims, rng,
 ):  # fmt: skip
     """Run up to ``n_sims`` simulations on the tree; return ``(simulations run, rng)``.
 
@@ -114,6 +115,17 @@ def uct(
     to move ``p`` has a child proven won for ``p`` is a win for ``p``; one where every child is
     proven lost for ``p`` is a loss for ``p``; the node's status for its own mover is that result,
     negated when the mover is not ``p``. Proofs propagate up the path of the simulation.
+
+    **Transpositions of proven positions** (a DAG-aware MCTS-Solver; the table and its hash are
+    in :mod:`mctslab.search.transpositions`; ``tt_keys`` of shape [0] turns it off). Every
+    position a simulation proves (a decision node, the root included) is stored with its result
+    for its player to move; the simulation replays its path from ``root`` to hash them, so this
+    costs nothing until something is proven. While the table holds anything, the descent looks up
+    every unproven decision node it reaches (below the root): on a hit the node becomes proven
+    at once (its mover's status is the stored result, negated when the mover is not the player
+    to move there), the descent stops there as at any proven node, the simulation backs up the
+    exact value (win value 1 or 0) and the proof propagates up its path as above. The root's own
+    status still comes from its children (the move to play must be among them).
     """
     c = fparams[F_C]
     lo = fparams[F_MIN_UTILITY]
@@ -136,6 +148,7 @@ def uct(
     moves = np.empty(2 * max_len + 2, dtype=np.int32)
     out = np.empty(num_players, dtype=np.float64)
     w = np.empty(num_players, dtype=np.float64)
+    proof = np.empty(max_len + 1, dtype=np.int8)  # result proven at path[k], for its player
 
     if solver:
         counters[C_ROOT_PROVEN] = _root_status(first_child, num_children, proven)
@@ -150,8 +163,14 @@ def uct(
         path_player[0] = player
         # ---- selection and expansion: walk down while the node is an expanded decision node
         while True:
-            if player < 0 or (solver and d > 0 and proven[node] != UNPROVEN):
+            if player < 0:
                 break
+            if solver and d > 0:
+                if proven[node] == UNPROVEN and counters[C_TT_USED] > 0:
+                    found = lookup(tt_keys, tt_vals, state_hash(state, tt_mult))
+                    proven[node] = found if player == path_player[d - 1] else -found
+                if proven[node] != UNPROVEN:
+                    break
             fc = first_child[node]
             if fc == NO_CHILD:
                 if d > 0 and visits[node] < z:
@@ -257,26 +276,40 @@ def uct(
                 q2 = np.float64(value_sq[i])
                 value_sq[i] = q2 + (wm * wm - q2) / n
         # ---- MCTS-Solver: propagate a proof up the path
-        j = d
-        while solver and status != UNPROVEN and j > 0:
-            x = path[j - 1]
-            if status == PROVEN_WIN:
-                result = PROVEN_WIN  # for the player to move at x
-            else:
-                result = PROVEN_LOSS
-                fx = first_child[x]
-                for i in range(fx, fx + num_children[x]):
-                    if proven[i] != PROVEN_LOSS:
-                        result = UNPROVEN
-                        break
-            if result == UNPROVEN:
-                break
-            if j == 1:
-                counters[C_ROOT_PROVEN] = result
-                break
-            status = result if path_player[j - 2] == path_player[j - 1] else -result
-            proven[x] = status
-            j -= 1
+        if solver and status != UNPROVEN:
+            top = d  # the shallowest path index proven by this simulation (d: none)
+            j = d
+            while j > 0:
+                x = path[j - 1]
+                if status == PROVEN_WIN:
+                    result = PROVEN_WIN  # for the player to move at x
+                else:
+                    result = PROVEN_LOSS
+                    fx = first_child[x]
+                    for i in range(fx, fx + num_children[x]):
+                        if proven[i] != PROVEN_LOSS:
+                            result = UNPROVEN
+                            break
+                if result == UNPROVEN:
+                    break
+                top = j - 1
+                proof[top] = result
+                if j == 1:
+                    counters[C_ROOT_PROVEN] = result
+                    break
+                status = result if path_player[j - 2] == path_player[j - 1] else -result
+                proven[x] = status
+                j -= 1
+            # ---- store the newly proven positions path[top..d-1], replaying the path from the root
+            if top < d and tt_keys.shape[0] > 0:
+                state[:] = root
+                for k in range(d):
+                    if k >= top:
+                        counters[C_TT_USED] += insert(
+                            tt_keys, tt_vals, state_hash(state, tt_mult), proof[k]
+                        )
+                    if k + 1 < d:
+                        game.apply_action(consts, state, np.int64(action[path[k + 1]]))
     return sims, rng
 
 
