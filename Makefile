@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-slow test-all bench lint format clean
+.PHONY: install system-deps demo test test-slow test-all bench lint format clean
 
 install: $(STAMP)
 
@@ -15,16 +15,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,bench]"
 	@touch $(STAMP)
 
+# Debian packages the tests use: chromium (the browser tests drive it with Playwright; browser
+# downloads do not work here) and graphviz (`dot`, for the search-tree pictures). Installed with
+# apt-get only when missing (as root, e.g. in CI); quickly skipped when present.
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	  else echo "warning: not root: cannot install$$missing; tests that need them are skipped" >&2; fi; \
+	fi
+
 demo: install
 	$(BIN)/mctslab demo
 
-test: install
+test: install system-deps
 	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadfile
 
 test-slow: install
 	$(BIN)/python -m pytest -m slow -n 2 --dist loadfile
 
-test-all: install
+test-all: install system-deps
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: install

@@ -306,6 +306,10 @@ def _print_dict(title: str, data: dict) -> None:
 
 
 # -- commands defined in their own modules (``cli_<area>.py``): one add_command line each ---------
+from mctslab.cli_gtp import gtp, replay  # noqa: E402
+
+main.add_command(gtp)
+main.add_command(replay)
 
 
 def run() -> None:

@@ -188,3 +188,9 @@ class State:
 
     def __repr__(self) -> str:
         return f"<State of {self.game.spec.spec_string} after {len(self.history)} moves>"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG, for Jupyter (:mod:`mctslab.render`)."""
+        from mctslab.render import state_svg  # the harness layer; imported only when drawn
+
+        return state_svg(self)

@@ -1,0 +1,313 @@
+"""GTP engine: scripted sessions against expected transcripts, robustness (fuzzed with
+hypothesis), resignation, NoGo's resign, time control (with a recording agent: no timing)."""
+
+import io
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mctslab.gtp import CLOSE_RATIO, Clock, Engine, GtpError, parse_command, preprocess
+from mctslab.search import SearchResult
+
+
+def session(engine, script):
+    out = io.StringIO()
+    engine.serve(io.StringIO(script), out)
+    return out.getvalue()
+
+
+def dedent(text):
+    return "\n".join(line[8:] if line.startswith(" " * 8) else line for line in text.splitlines())
+
+
+@pytest.fixture(scope="module")
+def go_engine():
+    return Engine("go", "random", seed=1)
+
+
+SCRIPT = """1 protocol_version
+name
+  # a comment line, then a blank one, then a tab and a control character
+
+known_command\tfinal_score
+known_command frobnicate
+boardsize 5
+komi 0.5
+play b C3
+2 play white b2
+play b c3
+play x c3
+play b
+undo
+final_score
+showboard
+10 foo
+boardsize 4
+quit
+name
+"""
+
+TRANSCRIPT = """=1 2
+
+= mctslab
+
+= true
+
+= false
+
+=
+
+=
+
+=
+
+=2
+
+? illegal move
+
+? invalid color 'x': expected b, black, w or white
+
+? wrong number of arguments: play colour vertex
+
+=
+
+= B+24.5
+
+=
+   A B C D E
+ 5 . . . . . 5
+ 4 . . . . . 4
+ 3 . . X . . 3
+ 2 . . . . . 2
+ 1 . . . . . 1
+   A B C D E
+White (O) to move (komi 0.5)
+
+?10 unknown command 'foo'
+
+? unacceptable size 4: go sizes are 5..19
+
+=
+
+"""
+
+
+def test_scripted_go_session_matches_the_transcript(go_engine):
+    assert session(go_engine, SCRIPT) == TRANSCRIPT
+    assert go_engine.done
+
+
+def test_list_commands_has_the_required_set_and_per_game_extras():
+    required = {
+        "protocol_version", "name", "version", "known_command", "list_commands", "quit",
+        "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
+        "final_score", "time_settings", "time_left", "kgs-genmove_cleanup",
+        "gogui-analyze_commands",
+    }  # fmt: skip
+    listed = Engine("go", "random").handle("list_commands")[2:].split()
+    assert required <= set(listed)
+    nogo = set(Engine("nogo", "random").handle("list_commands")[2:].split())
+    assert "komi" in nogo and "final_score" not in nogo and "kgs-genmove_cleanup" not in nogo
+
+
+def test_genmove_plays_a_legal_move_and_records_it():
+    engine = Engine("go", "mcts(sims=300)", size=5, seed=3)
+    reply = engine.handle("genmove b")
+    assert reply.startswith("= ") and reply.endswith("\n\n")
+    move = reply[2:].strip()
+    assert len(engine.pos.moves) == 1 and engine.state.history[0] == (
+        engine.pos.game.string_to_action(0, move)
+    )
+    assert engine.handle(f"play w {move}") == "? illegal move\n\n"
+    # gogui analysis of the new position (White to move): one label per legal point
+    labels = engine.handle("gogui-visits")
+    assert labels.startswith("= LABEL ") and len(labels.split()) == 2 + 2 * 24
+    assert re.fullmatch(r"= LABEL( [A-E][1-5] \d+%)+\n\n", engine.handle("gogui-winrate"))
+    assert engine.handle("gogui-pv").startswith("= VAR w ")
+
+
+def test_genmove_out_of_turn_and_both_passes_end_the_game():
+    engine = Engine("go", "random", size=5, seed=2)
+    engine.handle("play b c3")
+    assert engine.handle("play b d3") == "=\n\n"  # GTP: either colour may play
+    assert engine.handle("play w pass") == "=\n\n"
+    assert engine.handle("play b pass") == "=\n\n"
+    assert engine.state.is_terminal()
+    assert engine.handle("genmove w") == "= pass\n\n"
+    assert engine.handle("final_score") == "= B+17.5\n\n"
+
+
+def test_cleanup_never_passes_while_a_stone_move_exists():
+    engine = Engine("go", "mcts(sims=400)", size=5, seed=5)
+    for move in ("b c3", "w pass"):
+        engine.handle("play " + move)
+    reply = engine.handle("kgs-genmove_cleanup b")
+    assert reply not in ("= pass\n\n", "= resign\n\n") and reply.startswith("= ")
+
+
+def test_nogo_genmove_answers_resign_when_no_move_is_legal():
+    engine = Engine("nogo", "random", size=5, seed=4)
+    colour = "b"
+    for _ in range(30):
+        reply = engine.handle(f"genmove {colour}")
+        if reply == "= resign\n\n":
+            break
+        assert reply.startswith("= ")
+        colour = "w" if colour == "b" else "b"
+    assert reply == "= resign\n\n"
+    assert engine.state.is_terminal()
+    assert engine.handle("play b pass").startswith("? illegal move")
+
+
+def test_resignation_when_hopeless_is_configurable():
+    # White to move on 5x5 after Black owns everything but a corner: hopeless for White
+    script = "boardsize 5\nkomi 0.5\n" + "".join(
+        f"play b {v}\n" for v in ("b2", "b4", "d2", "d4", "c3", "c1", "a3", "e3", "c5")
+    )
+    hopeless = Engine("go", "mcts(sims=1500)", seed=1, resign=0.2)
+    session(hopeless, script)
+    assert hopeless.handle("genmove w") == "= resign\n\n"
+    assert len(hopeless.pos.moves) == 9  # a resignation plays nothing
+    never = Engine("go", "mcts(sims=1500)", seed=1, resign=0.0)
+    session(never, script)
+    assert never.handle("genmove w") != "= resign\n\n"
+
+
+LINES = st.text(
+    alphabet=st.sampled_from(list("abcdefghjklmnopqrstuvwxyz0123456789 \t#-_.=?\r\x00\x07BW")),
+    max_size=40,
+)
+WORDS = st.lists(
+    st.sampled_from(
+        [
+            "play",
+            "genmove",
+            "boardsize",
+            "komi",
+            "b",
+            "w",
+            "white",
+            "pass",
+            "D4",
+            "A1",
+            "T19",
+            "undo",
+            "showboard",
+            "known_command",
+            "time_left",
+            "time_settings",
+            "-3",
+            "0",
+            "1e9",
+            "nan",
+            "inf",
+            "list_commands",
+            "final_score",
+            "gogui-visits",
+            "clear_board",
+            "7",
+            "kgs-genmove_cleanup",
+            "12",
+            "x",
+            "Z0",
+            "resign",
+        ]
+    ),
+    max_size=5,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(LINES, WORDS), max_size=8))
+def test_fuzzed_input_never_crashes_and_every_reply_is_well_formed(lines):
+    engine = Engine("go", "random", size=5, seed=0)
+    for line in lines:
+        reply = engine.handle(line)
+        if reply is None:
+            assert preprocess(line) == ""
+            continue
+        assert reply[0] in "=?" and reply.endswith("\n\n")
+        assert "\n\n" not in reply[:-2]
+        assert "internal error" not in reply, reply
+        text = preprocess(line)
+        cid = text.split()[0] if text.split() and text.split()[0].isdigit() else ""
+        assert reply[1:].startswith(cid)
+
+
+def test_parser_follows_gtp_section_3():
+    assert preprocess("  12 play\tb  D4 # comment\r") == "12 play b  D4"
+    assert preprocess("# only a comment") == ""
+    assert parse_command("12 play b D4") == (12, "play", ["b", "D4"])
+    assert parse_command("PLAY b D4") == (None, "play", ["b", "D4"])
+    with pytest.raises(GtpError):
+        parse_command("12")
+
+
+# -- time control ---------------------------------------------------------------------------
+
+
+def test_clock_budgets_never_exceed_the_time_left():
+    clock = Clock()
+    assert clock.budget(81) is None  # no time_settings: the agent's own budget
+    clock.settings(60, 0, 0)  # sudden death: one minute
+    base, hard = clock.budget(81)
+    assert 0 < base <= hard <= 60 / 4
+    clock.left = 1.0
+    base, hard = clock.budget(81)
+    assert hard <= 1.0 * 0.95 - 0.15 + 1e-9
+    clock.settings(0, 10, 5)  # byo-yomi only: 10 s for 5 stones
+    base, hard = clock.budget(81)
+    assert hard <= 2.0 - 0.15 + 1e-9 and base > 0
+    for _ in range(5):
+        clock.spend(hard)
+    assert clock.left == 10 and clock.stones_left == 5  # a new period
+    clock.settings(5, 30, 0)  # byo-yomi time with 0 stones: no limit (GTP)
+    assert clock.budget(81) is None
+
+
+class RecordingAgent:
+    """Stands in for an agent: records the time it was given, returns scripted results."""
+
+    spec_string = "recording"
+
+    def __init__(self, results):
+        self.results = list(results)
+        self.times = []
+        self.sims, self.time = 1000, None
+
+    def search(self, state):
+        self.times.append(self.time)
+        return self.results.pop(0)
+
+
+def _result(visits, values):
+    return SearchResult(action=0, actions=list(range(len(visits))), visits=visits, values=values)
+
+
+def test_hard_moves_get_more_time_easy_moves_do_not():
+    engine = Engine("go", "random", size=5)
+    engine.handle("time_settings 100 0 0")
+    close = _result([100, int(100 * CLOSE_RATIO) + 1], [0.5, 0.49])
+    clear = _result([100, 10], [0.6, 0.3])
+    engine.agent = RecordingAgent([close, close, clear])
+    engine._search(engine.state, 0)
+    base, hard = engine.clocks[0].budget(26)
+    assert engine.agent.times[0] == pytest.approx(base)
+    assert len(engine.agent.times) == 3  # extended twice while close, stopped when clear
+    assert all(t <= hard for t in engine.agent.times)
+    assert (engine.agent.sims, engine.agent.time) == (1000, None)  # restored
+    engine.agent = RecordingAgent([clear])
+    engine._search(engine.state, 0)
+    assert len(engine.agent.times) == 1
+
+
+def test_time_left_updates_the_clock_and_bad_values_are_errors():
+    engine = Engine("go", "random", size=5)
+    assert engine.handle("time_settings 300 30 5") == "=\n\n"
+    assert engine.handle("time_left b 12.5 3") == "=\n\n"
+    assert (engine.clocks[0].left, engine.clocks[0].stones_left) == (12.5, 3)
+    assert engine.handle("time_left w -1 0").startswith("? ")
+    assert engine.handle("time_settings 1 2").startswith("? wrong number")
+    assert engine.handle("time_settings a 2 3").startswith("? expected a number")

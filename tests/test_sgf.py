@@ -1,0 +1,105 @@
+"""SGF read/write for Go, NoGo and Hex: round trips of random games, known files, clear errors,
+and ``mctslab replay``."""
+
+import random
+
+import pytest
+from click.testing import CliRunner
+
+import mctslab
+from mctslab.cli import main
+from mctslab.sgf import SgfError, read_sgf, read_sgf_file, write_sgf
+
+
+def random_moves(game, seed, limit=None):
+    rnd = random.Random(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal() and (limit is None or len(state.history) < limit):
+        state.apply_action(rnd.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize(
+    "spec", ["go(size=5,komi=0.5)", "go(size=9,komi=6.5)", "nogo(size=5)", "hex(size=5,swap=true)"]
+)
+def test_random_games_round_trip(spec):
+    game = mctslab.load_game(spec)
+    for seed in range(5):
+        state = random_moves(game, seed)
+        text = write_sgf(game, state.history, black="a", white="b]c")
+        back = read_sgf(text)
+        assert back.game == game
+        assert [a for _, a in back.moves] == state.history
+        assert (back.replay().array == state.array).all()
+        assert back.properties["PW"] == "b]c"
+        r = state.returns()
+        assert back.properties["RE"][0] == ("B" if r[0] > r[1] else "W")
+
+
+def test_what_each_game_writes():
+    go = mctslab.load_game("go(size=9,komi=7.5)")
+    text = write_sgf(go, [go.string_to_action(0, "C7"), go.pass_action], date="2026-01-02")
+    assert text == (
+        "(;FF[4]CA[UTF-8]AP[mctslab]GM[1]SZ[9]RU[Tromp-Taylor]KM[7.5]DT[2026-01-02]\n;B[cc];W[])\n"
+    )
+    nogo = mctslab.load_game("nogo(size=7)")
+    assert "GM[1]SZ[7]RU[NoGo]" in write_sgf(nogo, [0])
+    hexg = mctslab.load_game("hex(size=11,swap=true)")
+    text = write_sgf(hexg, [(0, 0), (1, 121)], result="W+R")
+    assert "GM[11]SZ[11]" in text and ";B[a1];W[swap-pieces])" in text and "RE[W+R]" in text
+
+
+def test_reading_a_go_file_from_elsewhere():
+    text = b"""(;GM[1]FF[3]SZ[9]KM[6.5]PB[gnugo]RE[B+R]
+    ;B[ee];W[ge](;B[tt];W[gg])(;B[aa]))"""
+    sgf = read_sgf(text)
+    assert sgf.game.spec.spec_string == "go(size=9,komi=6.5)"
+    assert sgf.moves == [(0, 40), (1, 42), (0, 81), (1, 60)]  # [tt] is a pass; first variation
+    assert sgf.properties["PB"] == "gnugo"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("hello", "malformed SGF: no SGF data found"),
+        ("(;GM[1]SZ[9];B[dd]", "malformed SGF: unexpected end"),
+        ("(;GM[3]SZ[9])", "unsupported GM[3]"),
+        ("(;GM[1]SZ[25])", "unsupported game"),
+        ("(;GM[1]SZ[x])", "bad SZ[x]"),
+        ("(;GM[1]SZ[9];B[zz])", "node 1: B[zz]: bad point"),
+        ("(;GM[1]SZ[9];B[dd];W[dd])", "move 2: illegal move"),
+        ("(;GM[1]SZ[9];B[dd];B[ee])", "move 2: B plays out of turn"),
+        ("(;GM[1]RU[NoGo]SZ[9];B[])", "NoGo has no pass"),
+        ("(;GM[11]SZ[5];B[f1])", "bad cell"),
+        ("(;GM[1]SZ[9]AB[dd])", "set-up property AB"),
+        ("(;GM[1]SZ[9]KM[lots])", "bad KM[lots]"),
+    ],
+)
+def test_malformed_files_get_clear_errors(text, message):
+    with pytest.raises(SgfError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        read_sgf(text)
+
+
+def test_write_refuses_illegal_moves_and_other_games():
+    go = mctslab.load_game("go(size=5)")
+    with pytest.raises(SgfError, match="move 2"):
+        write_sgf(go, [12, 12])
+    with pytest.raises(SgfError, match="not nim"):
+        write_sgf(mctslab.load_game("nim"), [1])
+
+
+def test_replay_command(tmp_path):
+    game = mctslab.load_game("go(size=5,komi=0.5)")
+    state = random_moves(game, 1)
+    path = tmp_path / "game.sgf"
+    path.write_text(write_sgf(game, state.history))
+    result = CliRunner().invoke(main, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"{len(state.history)} moves" in result.output
+    assert "result by the rules: " in result.output and "result in the file: " in result.output
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;GM[1]SZ[9];B[dd]")
+    result = CliRunner().invoke(main, ["replay", str(bad)])
+    assert result.exit_code == 1 and "malformed SGF" in result.output
+    with pytest.raises(SgfError, match="cannot read"):
+        read_sgf_file(tmp_path / "missing.sgf")

@@ -1,0 +1,247 @@
+"""The web app's JSON API with Starlette's test client: games, moves, agents, errors."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+from starlette.testclient import TestClient
+
+from mctslab.web import app as web_app
+from mctslab.web import create_app
+
+#: generous: only reached if an agent never finishes (a bug), never on the normal path
+DEADLINE = 60.0
+
+
+@pytest.fixture
+def client():
+    with TestClient(create_app()) as c:
+        yield c
+
+
+def new(client, game="nogo(size=7)", players=("human", "mcts(sims=1500)"), seed=1):
+    r = client.post("/api/sessions", json={"game": game, "players": list(players), "seed": seed})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def settle(client, sid):
+    """The view once no agent is thinking."""
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end:
+        v = client.get(f"/api/sessions/{sid}").json()
+        if not v["thinking"]:
+            return v
+        time.sleep(0.05)
+    raise AssertionError("the agent did not finish")
+
+
+def test_catalog_lists_games_and_agents(client):
+    data = client.get("/api/catalog").json()
+    names = {g["name"]: g for g in data["games"]}
+    assert {"nogo", "hex", "nim"} <= set(names)
+    assert names["nogo"]["params"]["size"]["maximum"] == 19 and names["nogo"]["players"] == 2
+    assert "mcts" in data["agents"]
+
+
+def test_page_and_static_files(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+
+
+def test_play_against_the_agent_and_see_its_search(client):
+    v = new(client)
+    assert v["human_to_move"] and v["moves"] == [] and v["board_svg"].startswith("<svg")
+    v = client.post(f"/api/sessions/{v['id']}/move", json={"move": "D4"}).json()
+    assert v["moves"] == ["D4"]
+    v = settle(client, v["id"])
+    assert len(v["moves"]) == 2 and v["human_to_move"]
+    s = v["search"]
+    assert s["simulations"] == 1500 and s["nodes"] > 1 and s["sims_per_second"] > 0
+    assert s["move"] == v["moves"][1] and not s["running"]
+    assert s["moves"][0]["visits"] == max(m["visits"] for m in s["moves"])
+    assert s["pv"][0] == s["moves"][0]["move"]
+    assert v["search_shown_on_board"] and 'class="heat"' in v["board_svg"]
+    # by action number, too; then the heat map is of the agent's next search
+    v = client.post(f"/api/sessions/{v['id']}/move", json={"action": 0}).json()
+    assert v["moves"][2] == "A7"
+    v = settle(client, v["id"])
+    assert len(v["moves"]) == 4 and v["search"]["move"] == v["moves"][3]
+    assert v["search_shown_on_board"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"move": "D4"}, 400, "illegal move D4"),  # occupied
+        ({"move": "Z99"}, 400, "bad vertex"),
+        ({"action": 49}, 400, "integer 0..48"),
+        ({"action": -1}, 400, "integer 0..48"),
+        ({"action": True}, 400, "must be an integer"),
+        ({"action": "3"}, 400, "must be an integer"),
+        ({"action": 1, "move": "A1"}, 400, "exactly one"),
+        ({}, 400, "exactly one"),
+    ],
+)
+def test_bad_moves_are_refused_clearly(client, body, status, message):
+    v = new(client, players=("human", "human"))
+    client.post(f"/api/sessions/{v['id']}/move", json={"move": "D4"})
+    r = client.post(f"/api/sessions/{v['id']}/move", json=body)
+    assert r.status_code == status and message in r.json()["error"]
+    after = client.get(f"/api/sessions/{v['id']}").json()
+    assert after["moves"] == ["D4"]  # nothing changed
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"game": "nogo(size=99)"}, "less than or equal to 19"),
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"game": "nogo(size=7"}, "closing"),
+        ({"game": "nogo", "players": ["human", "mcst"]}, "unknown agent 'mcst'"),
+        ({"game": "nogo", "players": ["human", "mcts(sims=0)"]}, "sims"),
+        ({"game": "nogo", "players": ["human"]}, "has 2 player"),
+        ({"game": "nogo", "players": ["human", 3]}, "list of strings"),
+        ({"game": "nogo", "players": "human"}, "must be a list"),
+        ({"game": 7}, "must be a string"),
+        ({}, "missing field 'game'"),
+        ({"game": "nogo", "seed": "x"}, "must be an integer"),
+    ],
+)
+def test_bad_new_games_are_refused_clearly(client, body, message):
+    r = client.post("/api/sessions", json=body)
+    assert r.status_code == 400 and message in r.json()["error"]
+
+
+def test_malformed_requests(client):
+    for raw in (b"{not json", b"[1, 2]", b"\xff\xfe"):
+        r = client.post("/api/sessions", content=raw)
+        assert r.status_code == 400 and "JSON" in r.json()["error"]
+    r = client.post("/api/sessions", content=b"x" * (web_app.MAX_BODY + 1))
+    assert r.status_code == 413
+    assert client.get("/api/sessions/nope").status_code == 404
+    assert "no game 'nope'" in client.post("/api/sessions/nope/undo").json()["error"]
+    r = client.get("/no/such/page")
+    assert r.status_code == 404 and "no such page" in r.json()["error"]
+    assert client.get("/api/sessions").status_code == 405
+    # the server is still fine
+    assert new(client)["human_to_move"]
+
+
+def test_conflicts(client):
+    v = new(client, players=("human", "human"))
+    sid = v["id"]
+    assert "nothing to undo" in client.post(f"/api/sessions/{sid}/undo").json()["error"]
+    assert client.post(f"/api/sessions/{sid}/stop").status_code == 409
+    assert client.post(f"/api/sessions/{sid}/resume").status_code == 409
+    # an agent that would think for ages: a human move while it thinks is refused, stop plays
+    v = new(client, players=("mcts(sims=100000000)", "human"))
+    sid = v["id"]
+    assert v["thinking"]
+    r = client.post(f"/api/sessions/{sid}/move", json={"move": "D4"})
+    assert r.status_code == 409 and "thinking" in r.json()["error"]
+    v = client.post(f"/api/sessions/{sid}/stop").json()
+    v = settle(client, sid)
+    assert len(v["moves"]) == 1 and v["human_to_move"] and 0 < v["search"]["simulations"] < 10**8
+
+
+def test_undo_goes_back_to_the_humans_last_turn(client):
+    v = new(client, players=("human", "mcts(sims=300)"))
+    sid = v["id"]
+    client.post(f"/api/sessions/{sid}/move", json={"move": "D4"})
+    v = settle(client, sid)
+    client.post(f"/api/sessions/{sid}/move", json={"move": "A1"})
+    v = settle(client, sid)
+    assert len(v["moves"]) == 4
+    v = client.post(f"/api/sessions/{sid}/undo").json()
+    assert v["moves"] == v["moves"][:2] and len(v["moves"]) == 2 and v["human_to_move"]
+    assert 'data-colour="1"' in v["board_svg"] and v["board_svg"].count('class="stone"') == 2
+    v = client.post(f"/api/sessions/{sid}/undo").json()
+    assert v["moves"] == [] and not v["can_undo"]
+
+
+def test_watch_two_agents_stop_pause_and_resume(client):
+    v = new(client, players=("mcts(sims=100000000)", "mcts(sims=200)"))
+    sid = v["id"]
+    assert v["thinking"]
+    client.post(f"/api/sessions/{sid}/stop")
+    v = settle(client, sid)
+    assert len(v["moves"]) == 1 and v["paused"] and not v["human_to_move"]
+    v = client.post(f"/api/sessions/{sid}/resume").json()
+    assert not v["paused"]
+    # White answers (200 sims), then Black thinks for ages again: stop, then undo one move
+    end = time.monotonic() + DEADLINE
+    while len(client.get(f"/api/sessions/{sid}").json()["moves"]) < 2:
+        assert time.monotonic() < end
+        time.sleep(0.05)
+    v = client.post(f"/api/sessions/{sid}/undo").json()
+    assert len(v["moves"]) == 1 and v["paused"] and not v["thinking"]
+
+
+def test_chance_games_and_single_player_games(client):
+    v = new(client, game="nim(n=9,k=3,coin=true)", players=("human", "human"))
+    v = client.post(f"/api/sessions/{v['id']}/move", json={"move": "2"}).json()
+    assert v["moves"][0] == "2" and v["moves"][1] in ("(heads)", "(tails)")
+    assert v["to_move"] == 1
+    v = new(client, game="2048", players=("human",))
+    assert v["to_move"] == 0 and {b["move"] for b in v["buttons"]} <= {
+        "left",
+        "down",
+        "right",
+        "up",
+    }
+    assert len(v["moves"]) == 2 and all(m.startswith("(") for m in v["moves"])  # two first tiles
+    move = v["buttons"][0]["move"]
+    v = client.post(f"/api/sessions/{v['id']}/move", json={"move": move}).json()
+    assert v["moves"][2] == move and v["moves"][3].startswith("(") and len(v["moves"]) == 4
+    v = client.post(f"/api/sessions/{v['id']}/undo").json()
+    assert len(v["moves"]) == 2 and not v["can_undo"]
+    r = client.post(f"/api/sessions/{v['id']}/move", json={"move": "sideways"})
+    assert r.status_code == 400 and "left, down, right or up" in r.json()["error"]
+
+
+def test_agent_errors_are_reported_not_crashing(client):
+    # a node pool too small for the root's children: the agent's error reaches the page
+    v = new(client, players=("human", "mcts(sims=100,max_nodes=3)"))
+    client.post(f"/api/sessions/{v['id']}/move", json={"move": "D4"})
+    v = settle(client, v["id"])
+    assert "max_nodes" in v["message"] and v["paused"] and len(v["moves"]) == 1
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' not installed")
+def test_tree_picture_of_the_latest_search(client):
+    v = new(client, players=("human", "mcts(sims=500)"))
+    sid = v["id"]
+    r = client.get(f"/api/sessions/{sid}/tree.svg")
+    assert r.status_code == 409 and "no search tree yet" in r.json()["error"]
+    client.post(f"/api/sessions/{sid}/move", json={"move": "D4"})
+    settle(client, sid)
+    r = client.get(f"/api/sessions/{sid}/tree.svg?depth=1&width=3")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert "N=500" in r.text and "White (O) to move" in r.text
+    dot = client.get(f"/api/sessions/{sid}/tree.svg?format=dot&depth=1&width=3").text
+    assert dot.count("->") == 4  # three moves and the "more" node
+    r = client.get(f"/api/sessions/{sid}/tree.svg?depth=9")
+    assert r.status_code == 400 and "'depth' must be 0..5" in r.json()["error"]
+    r = client.get(f"/api/sessions/{sid}/tree.svg?width=x")
+    assert r.status_code == 400 and "integer" in r.json()["error"]
+
+
+def test_position_pictures_for_replays(client):
+    r = client.get("/api/position.svg", params={"game": "hex(size=5)", "moves": "c3 a1"})
+    assert r.status_code == 200 and r.text.count('class="cell stone') == 2
+    r = client.get("/api/position.svg", params={"game": "hex(size=5)", "moves": "c3 c3"})
+    assert r.status_code == 400 and "move 2 (c3)" in r.json()["error"]
+    assert client.get("/api/position.svg").status_code == 400
+
+
+def test_sessions_are_capped(client, monkeypatch):
+    sessions = client.app.state.sessions
+    monkeypatch.setattr(sessions, "limit", 2)
+    ids = [new(client, players=("human", "human"))["id"] for _ in range(3)]
+    assert client.get(f"/api/sessions/{ids[0]}").status_code == 404
+    assert all(client.get(f"/api/sessions/{i}").status_code == 200 for i in ids[1:])

@@ -1,0 +1,134 @@
+"""End to end: the page in headless Debian Chromium driven by Playwright, against the app served
+by uvicorn on an ephemeral localhost port. The screenshot is kept in ``artifacts/``."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM),
+    reason="Debian's chromium is not installed (make test installs it)",
+)
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: generous waits: only reached if something is broken
+WAIT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def server():
+    import uvicorn
+
+    from mctslab.web import create_app
+
+    config = uvicorn.Config(
+        create_app(), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
+    )
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < end and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    port = srv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def page(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 860},
+        )
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        yield page
+        context.close()
+
+
+def test_play_nogo_7x7_against_mcts(server, page):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server)
+    page.select_option("#game-name", "nogo")
+    page.fill('#game-params input[data-key="size"]', "7")
+    players = page.locator("#players .player")
+    players.nth(0).fill("human")
+    players.nth(1).fill("mcts(sims=4000)")
+    page.fill("#seed", "5")
+    page.click("#new-game-button")
+    page.wait_for_function("document.querySelectorAll('#board rect.target').length === 49")
+    assert page.locator("#status").inner_text().startswith("Black (X) to move")
+
+    # a legal move: D4, the centre (GTP vertex, A1 bottom left)
+    page.click('#board rect.target:has(title:text-is("D4"))')
+    # the agent's reply arrives through the event stream, with its heat map on the board
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    page.wait_for_function("!document.querySelector('#status').textContent.includes('thinking')")
+    assert page.locator("#board .stone").count() == 2
+    assert page.locator("#board .heat").count() > 10
+    assert page.locator("#moves tbody tr").count() > 5
+    assert page.locator("#stats .stat-simulations").inner_text() == "4,000"
+    assert page.locator("#pv").inner_text().startswith("PV: ")
+    reply = page.locator("#move-list li").nth(1).inner_text()
+    assert page.locator("#stats .stat-bestmove").inner_text().startswith(reply)
+
+    # an illegal move: the occupied centre again, refused with a message
+    page.click('#board rect.target:has(title:text-is("D4"))')
+    page.wait_for_function("document.querySelector('#message').textContent.length > 0")
+    message = page.locator("#message")
+    assert "illegal move D4" in message.inner_text()
+    assert message.get_attribute("class") == "error"
+    assert page.locator("#move-list li").count() == 2
+
+    # the tree of the agent's search, drawn by graphviz in the page
+    page.click("#draw-tree")
+    page.wait_for_selector("#tree svg")
+    assert "N=4,000" in page.locator("#tree").inner_text()
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "web_nogo7.png"), full_page=True)
+    assert not errors
+
+
+def test_undo_and_watch_two_agents(server, page):
+    page.goto(server)
+    page.select_option("#game-name", "hex")
+    page.fill('#game-params input[data-key="size"]', "5")
+    players = page.locator("#players .player")
+    players.nth(0).fill("mcts(sims=100000000)")
+    players.nth(1).fill("mcts(sims=300)")
+    page.click("#new-game-button")
+    page.wait_for_function("document.querySelector('#search-state').textContent === 'running'")
+    page.click("#stop")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('paused')")
+    assert page.locator("#move-list li").count() == 1
+    assert page.locator("#board .stone").count() == 1
+    page.click("#undo")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 0")
+    assert page.locator("#board .stone").count() == 0
+    assert page.locator("#resume").is_enabled()
