@@ -310,6 +310,10 @@ from mctslab.cli_gtp import gtp, replay  # noqa: E402
 
 main.add_command(gtp)
 main.add_command(replay)
+from mctslab.cli_web import serve, tree  # noqa: E402
+
+main.add_command(serve)
+main.add_command(tree)
 
 
 def run() -> None:
