@@ -129,89 +129,6 @@ def play(game_spec, first, second, seed):
     click.echo(f"returns: {record.returns}")
 
 
-# -- match ---------------------------------------------------------------------------------------
-@main.command()
-@click.argument("game_spec", metavar="GAME")
-@click.argument("agent_a", metavar="AGENT_A")
-@click.argument("agent_b", metavar="AGENT_B")
-@click.option("--games", "n_games", default=20, show_default=True, type=click.IntRange(1, 10**7))
-@click.option("--seed", default=0, show_default=True, type=int, help="run seed")
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def match(game_spec, agent_a, agent_b, n_games, seed, as_json):
-    """Play AGENT_A against AGENT_B on GAME; colours alternate (A is player 0 in even games)."""
-    from mctslab.arena import run_match
-
-    game = mctslab.load_game(game_spec)
-    summary = run_match(game, agent_a, agent_b, n_games, seed, progress=not as_json)
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "game": game.spec.spec_string,
-                    "agent_a": agent_a,
-                    "agent_b": agent_b,
-                    **summary.as_dict(),
-                }
-            )
-        )
-        return
-    _print_match(game.spec.spec_string, agent_a, agent_b, summary)
-
-
-def _print_match(game_name, agent_a, agent_b, summary) -> None:
-    lo, hi = summary.ci95
-    table = Table(title=f"{game_name}: A = {agent_a} vs B = {agent_b} (results for A)")
-    for col in ("games", "wins", "draws", "losses", "score", "win rate ± 2σ", "95% CI"):
-        table.add_column(col, justify="right", no_wrap=True)
-    table.add_row(
-        str(summary.games),
-        str(summary.wins_a),
-        str(summary.draws),
-        str(summary.losses_a),
-        f"{summary.score_a:g}",
-        f"{100 * summary.win_rate_a:.1f}% ± {100 * summary.two_sigma:.1f}%",
-        f"[{100 * lo:.1f}%, {100 * hi:.1f}%]",
-    )
-    console.print(table)
-
-
-# -- demo ----------------------------------------------------------------------------------------
-DEMO_GAME = "nogo(size=7)"
-DEMO_A = "mcts(sims=1000)"
-DEMO_B = "flat(sims=1000)"
-
-
-@main.command()
-@click.option("--games", "n_games", default=100, show_default=True, type=click.IntRange(2, 10**6))
-@click.option("--seed", default=0, show_default=True, type=int)
-def demo(n_games, seed):
-    """The main job on embedded defaults: one printed game, then a short match.
-
-    UCT (mcts) against flat Monte Carlo at equal simulations on 7x7 NoGo, the NoGo paper's
-    board size; colours alternate.
-    """
-    from mctslab.agents import make_agent
-    from mctslab.arena import play_game, run_match
-
-    game = mctslab.load_game(DEMO_GAME)
-    console.rule(f"one game of {game.spec.spec_string}: {DEMO_A} (black) vs {DEMO_B} (white)")
-    players = [make_agent(DEMO_A, game, seed=seed), make_agent(DEMO_B, game, seed=seed + 1)]
-    moves: list[str] = []
-
-    def note(state, player, action, agent):
-        moves.append(state.action_to_string(action, player))
-
-    record = play_game(game, players, rng_seed=seed, on_move=note)
-    final = game.new_initial_state()
-    for a in record.moves:
-        final.apply_action(a)
-    click.echo(" ".join(moves))
-    click.echo(str(final))
-    console.rule(f"match: {n_games} games, colours alternating")
-    summary = run_match(game, DEMO_A, DEMO_B, n_games, seed, progress=True)
-    _print_match(game.spec.spec_string, DEMO_A, DEMO_B, summary)
-
-
 # -- bench ---------------------------------------------------------------------------------------
 @main.group()
 def bench():
@@ -306,6 +223,12 @@ def _print_dict(title: str, data: dict) -> None:
 
 
 # -- commands defined in their own modules (``cli_<area>.py``): one add_command line each ---------
+from mctslab.cli_arena import demo, experiment, match, results  # noqa: E402
+
+main.add_command(match)
+main.add_command(demo)
+main.add_command(results)
+main.add_command(experiment)
 from mctslab.cli_gtp import gtp, replay  # noqa: E402
 
 main.add_command(gtp)

@@ -1,0 +1,407 @@
+"""Run an experiment's cells into the results database and render its Markdown report and plots.
+
+Match cells go through :func:`mctslab.arena.run_match` (each cell is one resumable run in the
+database, labelled ``experiment/table/row/column``); memory cells run single searches from the
+initial position and record the tree's bytes and nodes (:class:`~mctslab.search.SearchResult`).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mctslab.arena import MatchResult, run_match, seed_for
+from mctslab.experiments.spec import Cell, Experiment, ExperimentError, Table, missing
+
+
+@dataclass
+class CellResult:
+    cell: Cell
+    match: MatchResult | None = None
+    bytes: float = 0.0
+    nodes: float = 0.0
+    per_n: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class TableResult:
+    table: Table
+    cells: list[CellResult]
+
+
+def check_available(exp: Experiment) -> None:
+    """Raise :class:`ExperimentError` naming what the experiment needs and what is missing."""
+    problems = missing(exp)
+    if problems:
+        needs = f" (it needs {exp.needs})" if exp.needs else ""
+        lines = "\n  ".join(problems)
+        raise ExperimentError(f"experiment {exp.name} cannot run yet{needs}; missing:\n  {lines}")
+
+
+def run(
+    exp: Experiment,
+    store,
+    *,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    progress: bool = False,
+) -> list[TableResult]:
+    """Play every cell of ``exp`` (resuming what ``store`` already holds)."""
+    check_available(exp)
+    run_seed = exp.seed if seed is None else seed
+    out = []
+    for ti, table in enumerate(exp.tables):
+        results = []
+        for cell in table.cells:
+            label = "/".join(
+                x for x in (exp.name, table.title, cell.row_label, cell.col_label) if x
+            )
+            if exp.kind == "memory":
+                results.append(_memory(cell, table.searches, run_seed))
+                continue
+            short = f"t{ti + 1} {cell.row_label}" + (f" {cell.col_label}" if cell.col_label else "")
+            m = run_match(
+                cell.game,
+                cell.a,
+                cell.b,
+                games or table.games,
+                run_seed,
+                store=store,
+                workers=workers,
+                backend=backend,
+                address=address,
+                progress=progress,
+                label=label,
+                description=short,
+            )
+            cr = CellResult(cell, m)
+            if table.per_n:
+                cr.per_n = per_n_statistics(m.rows)
+            results.append(cr)
+        out.append(TableResult(table, results))
+    return out
+
+
+def _memory(cell: Cell, searches: int, run_seed: int) -> CellResult:
+    import mctslab
+    from mctslab.agents import make_agent
+
+    game = mctslab.load_game(cell.game)
+    b, n = [], []
+    for i in range(searches):
+        agent = make_agent(cell.a, game, seed=seed_for(run_seed, i, 0))
+        r = agent.search(game.new_initial_state())
+        b.append(r.bytes)
+        n.append(r.nodes)
+    return CellResult(cell, None, statistics.fmean(b), statistics.fmean(n))
+
+
+def per_n_statistics(rows: list[dict]) -> list[dict]:
+    """The Nim report's per-N table for agent A's decisions: counters on the board ``n``,
+    popularity (decisions at ``n``), mean convincity (the chosen move's win ratio), mean
+    playouts, mean / median / max path (depth at which simulations left the tree)."""
+    from mctslab.arena import _load
+    from mctslab.games import nim_kernels
+
+    by_n: dict[int, list[tuple]] = {}
+    for row in rows:
+        state = _load(row["game"]).new_initial_state()
+        s = row["search_stats"]
+        k = 0
+        for a in row["moves"]:
+            if not state.is_chance_node():
+                if state.current_player() == row["seat_a"]:
+                    n = int(state.array[nim_kernels.S_COUNTERS])
+                    by_n.setdefault(n, []).append(
+                        (
+                            s["win_ratio"][k],
+                            s["simulations"][k],
+                            s["depth_mean"][k],
+                            s["depth_median"][k],
+                            s["depth_max"][k],
+                        )
+                    )
+                k += 1
+            state.apply_action(a)
+    table = []
+    for n in sorted(by_n):
+        v = by_n[n]
+        table.append(
+            {
+                "n": n,
+                "popularity": len(v),
+                "convincity": statistics.fmean(x[0] for x in v),
+                "playouts": statistics.fmean(x[1] for x in v),
+                "path_mean": statistics.fmean(x[2] for x in v),
+                "path_median": statistics.median(x[3] for x in v),
+                "path_max": max(x[4] for x in v),
+            }
+        )
+    return table
+
+
+# -- the source's numbers ------------------------------------------------------------------------
+def source_value(text: str | None, value: str, source_games: int | None) -> float | None:
+    """The source's figure as a number comparable with ours: a rate in [0, 1] (``rate``,
+    ``wins`` out of ``source_games``, ``ratio`` w/(w+l)=r) or bytes. None if not numeric."""
+    if not text:
+        return None
+    t = text.replace(",", "")
+    if value == "ratio" or "=" in t:
+        m = re.search(r"=\s*([0-9]*\.?[0-9]+)", t)
+        return float(m.group(1)) if m else None
+    m = re.search(r"[0-9]*\.?[0-9]+", t)
+    if not m:
+        return None
+    x = float(m.group(0))
+    if value == "wins":
+        return x / source_games if source_games else None
+    if value == "rate":
+        return x / 100.0 if x > 1.0 else x
+    return x
+
+
+# -- report --------------------------------------------------------------------------------------
+def _ours(cr: CellResult, value: str) -> str:
+    if cr.match is None:
+        return f"{cr.bytes:,.0f} bytes ({cr.nodes:,.0f} nodes)"
+    s = cr.match.summary
+    lo, hi = s.ci95
+    if value == "wins":
+        return (
+            f"{s.score_a:g}/{s.games} = {100 * s.win_rate_a:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}]"
+        )
+    if value == "ratio":
+        return f"{s.wins_a}/({s.wins_a}+{s.losses_a})={s.win_rate_a:.3f} [{lo:.3f}, {hi:.3f}]"
+    return f"{100 * s.win_rate_a:.1f}% ± {100 * s.two_sigma:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _outside(cr: CellResult, value: str, source_games: int | None) -> bool:
+    """True when the source's rate lies outside our Wilson 95% interval."""
+    if cr.match is None or cr.match.summary.games == 0:
+        return False
+    x = source_value(cr.cell.source, value, source_games)
+    if x is None:
+        return False
+    lo, hi = cr.match.summary.ci95
+    return not lo <= x <= hi
+
+
+def markdown(exp: Experiment, results: list[TableResult], meta: dict) -> str:
+    """The report: per table, our figure and the source's side by side, in the source's shape."""
+    lines = [f"# {exp.title}", ""]
+    if exp.source:
+        lines += [f"Source: {exp.source}", ""]
+    lines += [
+        f"Scale `{exp.scale}`; {meta.get('what', '')}",
+        "",
+        "Ours: A's score rate ± 2 standard deviations as the NoGo paper prints it, then the "
+        "Wilson 95% interval in brackets (draws count half). † marks a source figure outside "
+        "our 95% interval.",
+        "",
+    ]
+    if exp.notes:
+        lines += [exp.notes.strip(), ""]
+    for tr in results:
+        t = tr.table
+        if t.title:
+            lines += [f"## {t.title}", ""]
+        if exp.kind == "round_robin":
+            lines += _round_robin(tr)
+        elif t.col_labels:
+            lines += _grid(tr, exp.value)
+        else:
+            lines += _column(tr, exp)
+        lines.append("")
+        for cr in tr.cells:
+            if cr.per_n:
+                lines += _per_n(cr)
+    for p in meta.get("plots", []):
+        lines += [f"![{Path(p).stem}]({Path(p).name})", ""]
+    return "\n".join(lines)
+
+
+def _column(tr: TableResult, exp: Experiment) -> list[str]:
+    t = tr.table
+    head = f"| {t.row_name} | A | B | games | ours | source |"
+    out = [head, "| --- | --- | --- | ---: | --- | --- |"]
+    for cr in tr.cells:
+        c = cr.cell
+        mark = " †" if _outside(cr, exp.value, t.source_games) else ""
+        games = cr.match.summary.games if cr.match else t.searches
+        src = c.source if c.source is not None else "—"
+        out.append(
+            f"| {c.row_label} | `{c.a}` | `{c.b}` | {games} | {_ours(cr, exp.value)} | "
+            f"{src}{mark} |"
+        )
+    return out
+
+
+def _grid(tr: TableResult, value: str) -> list[str]:
+    t = tr.table
+    out = [
+        f"| {t.row_name} | " + " | ".join(t.col_labels) + " |",
+        "| --- |" + " --- |" * len(t.col_labels),
+    ]
+    for row in t.row_labels:
+        cells = []
+        for col in t.col_labels:
+            cr = next(
+                (x for x in tr.cells if x.cell.row_label == row and x.cell.col_label == col), None
+            )
+            if cr is None:
+                cells.append("")
+                continue
+            mark = " †" if _outside(cr, value, t.source_games) else ""
+            src = f"<br>source {cr.cell.source}{mark}" if cr.cell.source is not None else ""
+            cells.append(_ours(cr, value) + src)
+        out.append(f"| {row} | " + " | ".join(cells) + " |")
+    first = tr.cells[0].cell if tr.cells else None
+    if first is not None:
+        out += [
+            "",
+            f"A = `{first.a}`, B = `{first.b}` (first cell; the others vary "
+            f"{t.row_name} and the column variable).",
+        ]
+    return out
+
+
+def _round_robin(tr: TableResult) -> list[str]:
+    agents = tr.table.agents
+    score: dict[tuple[str, str], str] = {}
+    totals = dict.fromkeys(agents, 0.0)
+    counts = dict.fromkeys(agents, 0)
+    for cr in tr.cells:
+        s = cr.match.summary
+        a, b = cr.cell.a, cr.cell.b
+        score[a, b] = f"{100 * s.win_rate_a:.0f}% ± {100 * s.two_sigma:.0f}"
+        score[b, a] = f"{100 * (1 - s.win_rate_a):.0f}% ± {100 * s.two_sigma:.0f}"
+        totals[a] += s.score_a
+        totals[b] += s.games - s.score_a
+        counts[a] += s.games
+        counts[b] += s.games
+    out = [
+        "| row's score against column | " + " | ".join(f"`{a}`" for a in agents) + " | overall |",
+        "| --- |" + " ---: |" * (len(agents) + 1),
+    ]
+    for a in agents:
+        overall = totals[a] / counts[a] if counts[a] else 0.0
+        out.append(
+            f"| `{a}` | "
+            + " | ".join(score.get((a, b), "—") for b in agents)
+            + f" | {100 * overall:.0f}% |"
+        )
+    return out
+
+
+def _per_n(cr: CellResult) -> list[str]:
+    out = [
+        f"Per-N statistics of A's decisions (`{cr.cell.a}`, {cr.cell.row_label}):",
+        "",
+        "| n | popularity | avg. convincity | avg. playouts | avg. path | med. path | max. path |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in cr.per_n:
+        out.append(
+            f"| {r['n']} | {r['popularity']} | {r['convincity']:.4f} | {r['playouts']:.1f} | "
+            f"{r['path_mean']:.4f} | {r['path_median']:g} | {r['path_max']} |"
+        )
+    return [*out, ""]
+
+
+# -- plots ---------------------------------------------------------------------------------------
+def plots(exp: Experiment, results: list[TableResult], out_dir: Path) -> list[str]:
+    """Matplotlib figures: A's rate against the (numeric) row variable with Wilson bands and the
+    source's figures as markers; bytes against z for memory tables; the Nim per-N curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files = []
+    for ti, tr in enumerate(results):
+        t = tr.table
+        try:
+            xs_all = [float(r) for r in t.row_labels]
+        except ValueError:
+            xs_all = None
+        if xs_all and len(xs_all) > 1 and exp.kind != "round_robin":
+            fig, ax = plt.subplots(figsize=(6, 4))
+            for col in t.col_labels or [None]:
+                crs = [c for c in tr.cells if c.cell.col_label == col]
+                xs = [float(c.cell.row_label) for c in crs]
+                name = col or "ours"
+                if exp.kind == "memory":
+                    ax.plot(xs, [c.bytes for c in crs], "o-", label=f"{name}: ours")
+                else:
+                    ys = [c.match.summary.win_rate_a for c in crs]
+                    ci = [c.match.summary.ci95 for c in crs]
+                    ax.plot(xs, ys, "o-", label=f"{name}: ours")
+                    ax.fill_between(xs, [c[0] for c in ci], [c[1] for c in ci], alpha=0.2)
+                src = [
+                    (x, source_value(c.cell.source, exp.value, t.source_games))
+                    for x, c in zip(xs, crs, strict=True)
+                ]
+                src = [(x, y) for x, y in src if y is not None]
+                if src:
+                    ax.plot(*zip(*src, strict=True), "x--", label=f"{name}: source")
+            if max(xs_all) / max(min(xs_all), 1e-9) >= 20:
+                ax.set_xscale("log")
+            ax.set_xlabel(t.row_name)
+            ax.set_ylabel("bytes" if exp.kind == "memory" else "A's score rate (95% band)")
+            if exp.kind != "memory":
+                ax.axhline(0.5, color="grey", lw=0.5)
+            ax.set_title(f"{exp.title}: {t.title}"[:80], fontsize=9)
+            ax.legend(fontsize=7)
+            files.append(_save(fig, out_dir / f"{exp.name}-{exp.scale}-t{ti + 1}.png"))
+        for ci, cr in enumerate(tr.cells):
+            if cr.per_n:
+                fig, axes = plt.subplots(1, 3, figsize=(12, 3.5))
+                ns = [r["n"] for r in cr.per_n]
+                for ax, key, name in zip(
+                    axes,
+                    ("convincity", "playouts", "path_mean"),
+                    ("avg. convincity", "avg. playouts", "avg. path"),
+                    strict=True,
+                ):
+                    ax.plot(ns, [r[key] for r in cr.per_n], "o-", ms=3)
+                    ax.set_xlabel("n (counters)")
+                    ax.set_ylabel(name)
+                fig.suptitle(f"{cr.cell.row_label}: {cr.cell.a}"[:90], fontsize=9)
+                files.append(
+                    _save(fig, out_dir / f"{exp.name}-{exp.scale}-t{ti + 1}-n{ci + 1}.png")
+                )
+    return files
+
+
+def _save(fig, path: Path) -> str:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return str(path)
+
+
+def write_report(exp: Experiment, results: list[TableResult], out_dir: Path, meta: dict) -> Path:
+    """Write ``NAME-SCALE.md`` and its plots into ``out_dir``; returns the Markdown path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    meta = {**meta, "plots": plots(exp, results, out_dir)}
+    path = out_dir / f"{exp.name}-{exp.scale}.md"
+    path.write_text(markdown(exp, results, meta) + "\n")
+    return path
+
+
+def describe_run(exp: Experiment, db: str, seconds: float, command: str) -> str:
+    from mctslab import __version__
+
+    return (
+        f"database `{db}`; {seconds:.0f} s; mctslab {__version__}; "
+        f"{time.strftime('%Y-%m-%d')}; reproduce with `{command}`."
+    )
