@@ -143,6 +143,35 @@ class MctsAgent(Agent):
         self._uct.reset()
 
 
+class GreedyParams(pydantic.BaseModel):
+    model_config = _STRICT
+    seed: int | None = Field(None, ge=0, description="unused (the agent is deterministic)")
+
+
+class GreedyNimAgent(Agent):
+    """The Nim report's greedy player (§3.4): take ``n mod (K+1)`` counters, or 1 when that is 0.
+
+    It leaves a multiple of K+1 whenever it can, which is perfect play in Nim without the coin.
+    """
+
+    NAME = "greedy"
+    DESCRIPTION = "Nim only: take n mod (K+1) counters, or 1 when that is 0 (the Nim report)"
+    Params = GreedyParams
+
+    def __init__(self, spec_string: str, game: Game, params: GreedyParams, seed: int):
+        super().__init__(spec_string, game)
+        if game.spec.name != "nim":
+            raise SpecError(f"agent greedy plays Nim only, not {game.spec.spec_string}")
+        self._k = int(game.params.k)
+
+    def search(self, state: State) -> SearchResult:
+        from mctslab.games.nim_kernels import S_COUNTERS
+
+        counters = int(state.array[S_COUNTERS])
+        take = counters % (self._k + 1) or 1
+        return SearchResult(action=take - 1, actions=state.legal_actions())
+
+
 def _budget(params: FlatParams | MctsParams, default_sims: int) -> tuple[int | None, float | None]:
     if params.sims is None and params.time is None:
         return default_sims, None
@@ -153,7 +182,9 @@ def _c(params: MctsParams) -> float:
     return DEFAULT_C[params.formula] if params.c is None else params.c
 
 
-_AGENTS: dict[str, type[Agent]] = {cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent)}
+_AGENTS: dict[str, type[Agent]] = {
+    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, GreedyNimAgent)
+}
 
 
 def describe_agents() -> str:
