@@ -208,7 +208,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
         raise SpecError(f"unknown agent {name!r}; known agents: {', '.join(_AGENTS)}")
     params = specstr.validate(cls.Params, f"agent {cls.NAME}", raw)
     canonical = params.model_dump()
-    if cls is not RandomAgent:
+    if "sims" in cls.Params.model_fields:
         canonical["sims"], canonical["time"] = _budget(params, cls.DEFAULT_SIMS)
     if cls is MctsAgent:
         canonical["c"] = _c(params)
