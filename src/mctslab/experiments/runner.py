@@ -198,14 +198,15 @@ def markdown(exp: Experiment, results: list[TableResult], meta: dict) -> str:
     lines = [f"# {exp.title}", ""]
     if exp.source:
         lines += [f"Source: {exp.source}", ""]
-    lines += [
-        f"Scale `{exp.scale}`; {meta.get('what', '')}",
-        "",
-        "Ours: A's score rate ± 2 standard deviations as the NoGo paper prints it, then the "
-        "Wilson 95% interval in brackets (draws count half). † marks a source figure outside "
-        "our 95% interval.",
-        "",
-    ]
+    legend = (
+        "Ours: bytes and nodes of the tree after one search from the initial position, mean "
+        "over the searches."
+        if exp.kind == "memory"
+        else "Ours: A's win rate ± 2σ (two standard deviations, as the NoGo paper prints it), then "
+        "the Wilson 95% CI in brackets (draws count half). † marks a source figure outside "
+        "our 95% CI."
+    )
+    lines += [f"Scale `{exp.scale}`; {meta.get('what', '')}", "", legend, ""]
     if exp.notes:
         lines += [exp.notes.strip(), ""]
     for tr in results:
@@ -229,13 +230,26 @@ def markdown(exp: Experiment, results: list[TableResult], meta: dict) -> str:
 
 def _column(tr: TableResult, exp: Experiment) -> list[str]:
     t = tr.table
-    head = f"| {t.row_name} | A | B | games | ours | source |"
-    out = [head, "| --- | --- | --- | ---: | --- | --- |"]
+    memory = exp.kind == "memory"
+    head = (
+        f"| {t.row_name} | A | searches | ours | source |"
+        if memory
+        else (f"| {t.row_name} | A | B | games | ours | source |")
+    )
+    out = [
+        head,
+        "| --- | --- | ---: | --- | --- |" if memory else "| --- | --- | --- | ---: | --- | --- |",
+    ]
     for cr in tr.cells:
         c = cr.cell
         mark = " †" if _outside(cr, exp.value, t.source_games) else ""
-        games = cr.match.summary.games if cr.match else t.searches
         src = c.source if c.source is not None else "—"
+        if memory:
+            out.append(
+                f"| {c.row_label} | `{c.a}` | {t.searches} | {_ours(cr, exp.value)} | {src} |"
+            )
+            continue
+        games = cr.match.summary.games
         out.append(
             f"| {c.row_label} | `{c.a}` | `{c.b}` | {games} | {_ours(cr, exp.value)} | "
             f"{src}{mark} |"
