@@ -245,3 +245,8 @@ def test_sessions_are_capped(client, monkeypatch):
     ids = [new(client, players=("human", "human"))["id"] for _ in range(3)]
     assert client.get(f"/api/sessions/{ids[0]}").status_code == 404
     assert all(client.get(f"/api/sessions/{i}").status_code == 200 for i in ids[1:])
+
+
+def test_results_browsing_says_it_is_not_built_yet(client):
+    r = client.get("/api/results")
+    assert r.status_code == 501 and "not built yet" in r.json()["error"]

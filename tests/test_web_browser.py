@@ -27,7 +27,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 #: generous waits: only reached if something is broken
-WAIT_MS = 60_000
+WAIT_MS = 120_000
 
 
 @pytest.fixture(scope="module")
