@@ -144,37 +144,35 @@ def _zkey(consts, col, p):
 
 
 @njit(inline="always")
-def _in_table(consts, state, lo, hi):
-    """Whether the position hash ``(lo, hi)`` is in the state's superko table."""
+def _probe(consts, state, lo, hi):
+    """Index in ``state`` of the superko-table slot of the hash ``(lo, hi)``: the slot holding
+    it, or the empty slot where it would go (linear probing)."""
     t = consts[C_T]
     t0 = consts[C_STATE_SIZE] - 2 * t
     i = lo & (t - 1)
     while True:
-        a = state[U(t0 + 2 * i)]
-        b = state[U(t0 + 2 * i + 1)]
-        if a == lo and b == hi:
-            return True
-        if a == 0 and b == 0:
-            return False
+        j = t0 + 2 * i
+        a = state[U(j)]
+        b = state[U(j + 1)]
+        if (a == lo and b == hi) or (a == 0 and b == 0):
+            return j
         i = (i + 1) & (t - 1)
 
 
 @njit(inline="always")
+def _in_table(consts, state, lo, hi):
+    """Whether the position hash ``(lo, hi)`` is in the state's superko table."""
+    j = _probe(consts, state, lo, hi)
+    return state[U(j)] == lo and state[U(j + 1)] == hi
+
+
+@njit(inline="always")
 def _add_to_table(consts, state, lo, hi):
-    t = consts[C_T]
-    t0 = consts[C_STATE_SIZE] - 2 * t
-    i = lo & (t - 1)
-    while True:
-        a = state[U(t0 + 2 * i)]
-        b = state[U(t0 + 2 * i + 1)]
-        if a == lo and b == hi:
-            return
-        if a == 0 and b == 0:
-            state[U(t0 + 2 * i)] = lo
-            state[U(t0 + 2 * i + 1)] = hi
-            state[S_NHIST] += 1
-            return
-        i = (i + 1) & (t - 1)
+    j = _probe(consts, state, lo, hi)
+    if state[U(j)] == 0 and state[U(j + 1)] == 0:
+        state[U(j)] = lo
+        state[U(j + 1)] = hi
+        state[S_NHIST] += 1
 
 
 @njit(inline="always")
@@ -524,51 +522,69 @@ def returns(consts, state, out):
         out[1 - r] = -1.0
 
 
+@njit(inline="always")
+def playable(consts, state, p, col, w, pp):
+    """Whether a playout may play ``col`` at the empty padded point ``p``: legal and not an own
+    eye."""
+    if _is_own_eye(state, p, col, w, pp):
+        return False
+    ok, _, _ = _move_hash(consts, state, p, col)
+    return ok
+
+
+@njit(inline="always")
+def random_point(consts, state, rng, col, w, pp):
+    """A uniformly random playable point for ``col`` (padded numbering), or -1; returns
+    ``(point, rng)``. Rejected points are swapped to the end of the empty list and the draw is
+    repeated among the others (rejection sampling without replacement)."""
+    l0 = HEADER + N_PADDED_ARRAYS * pp
+    e0 = HEADER + A_EPOS * pp
+    k = state[S_NEMPTY]
+    while k > 0:
+        rng, i = below(rng, k)
+        p = state[U(l0 + i)]
+        if playable(consts, state, p, col, w, pp):
+            return p, rng
+        k -= 1
+        q = state[U(l0 + k)]  # swap the rejected point to the end of the candidates
+        state[U(l0 + i)] = q
+        state[U(e0 + q)] = i
+        state[U(l0 + k)] = p
+        state[U(e0 + p)] = k
+    return -1, rng
+
+
+@njit(inline="always")
+def play_point(consts, state, point, moves, n):
+    """Play a playout move for the player to move: the padded ``point``, or a pass if it is -1;
+    record it as move ``n`` in ``moves``."""
+    nn = consts[C_N]
+    c = state[S_TO_MOVE]
+    moves[2 * n] = c
+    if point < 0:
+        moves[2 * n + 1] = nn
+        _after_move(consts, state, nn, True)
+    else:
+        action = consts[C_TABLES + nn + point]
+        moves[2 * n + 1] = action
+        state[S_CAPS + c] += _place(consts, state, point, c + 1, True)
+        _after_move(consts, state, action, False)
+
+
 @njit(cache=True)
 def random_playout(consts, state, rng, moves, out):
     """Random legal moves that never fill the mover's own eyes (:func:`_is_own_eye`), to the end.
 
-    The mover draws uniformly among the empty points, and a point that is an own eye or illegal
-    (suicide, superko) is moved to the end of the list and the draw repeated among the others, so
-    the move is uniform over the mover's playable points (rejection sampling without
-    replacement); with none, the mover passes. Two passes in a row end the game in a position
-    where every empty point is an eye or unplayable, which area scoring counts exactly; the
-    ``max_len`` guard ends it otherwise.
+    Each move is uniform over the mover's playable points (:func:`random_point`); with none, the
+    mover passes. Two passes in a row end the game in a position where every empty point is an
+    eye or unplayable, which area scoring counts exactly; the ``max_len`` guard ends it otherwise.
     """
     w = np.int64(consts[C_W])
     pp = consts[C_P]
-    nn = consts[C_N]
-    l0 = HEADER + N_PADDED_ARRAYS * pp
-    e0 = HEADER + A_EPOS * pp
     n = 0
     while state[S_RESULT] < 0:
-        c = state[S_TO_MOVE]
-        col = c + 1
-        k = state[S_NEMPTY]
-        found = -1
-        while k > 0:
-            rng, i = below(rng, k)
-            p = state[U(l0 + i)]
-            if not _is_own_eye(state, p, col, w, pp):
-                ok, _, _ = _move_hash(consts, state, p, col)
-                if ok:
-                    found = p
-                    break
-            k -= 1
-            q = state[U(l0 + k)]  # swap the rejected point to the end of the candidates
-            state[U(l0 + i)] = q
-            state[U(e0 + q)] = i
-            state[U(l0 + k)] = p
-            state[U(e0 + p)] = k
-        moves[2 * n] = c
-        if found < 0:
-            moves[2 * n + 1] = nn
-            _after_move(consts, state, nn, True)
-        else:
-            action = consts[C_TABLES + nn + found]
-            moves[2 * n + 1] = action
-            state[S_CAPS + c] += _place(consts, state, found, col, True)
-            _after_move(consts, state, action, False)
+        point, rng = random_point(consts, state, rng, state[S_TO_MOVE] + 1, w, pp)
+        play_point(consts, state, point, moves, n)
         n += 1
     returns(consts, state, out)
     return n, rng

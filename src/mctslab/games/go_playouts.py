@@ -1,0 +1,155 @@
+"""Go-style (MoGo) playouts: captures and atari escapes near the last move, 3x3 patterns around
+it, then a random move.
+
+Gelly, Wang, Munos and Teytaud, "Modification of UCT with Patterns in Monte-Carlo Go" (INRIA
+RR-6062, 2006), section 3.2; the NoGo paper (seeds/000) compares them with naive playouts. Each
+move of :func:`go_style_playout`, for the player to move, when the last move was a stone at ``L``:
+
+1. **Capture or escape near the last move.** Candidates: the single liberty of every opponent
+   group in atari at ``L`` or among its 8 neighbours (a capture), and the single liberty of every
+   own group in atari next to ``L`` if playing there leaves it at least two liberties (an escape:
+   the point has two empty neighbours, or joins an own group with two liberties, or captures).
+   One is drawn uniformly.
+2. **Patterns.** Otherwise the empty 8 neighbours of ``L`` that match a MoGo 3x3 pattern
+   (:mod:`mctslab.games.go_patterns`); one is drawn uniformly.
+3. **Random.** Otherwise a uniform playable point, as in the random playout; with none, a pass.
+
+Every candidate must be *playable* (legal, superko included, and not an own eye), so the playout
+is a legal game that ends, like the random one, in a position area scoring counts exactly.
+
+Wiring. The function has ``random_playout``'s signature. :data:`mctslab.games.go_style_kernels`
+is the Go kernels module with ``random_playout`` replaced by it, so any compiled template
+specialised on that module (``codegen.specialize(template, go_style_kernels)``) searches with
+Go-style playouts; the patterns table is built on first import of this module (~0.1 s), so plain
+Go never pays for it.
+"""
+
+import numpy as np
+from numba import njit
+
+from mctslab.games.go_kernels import (
+    A_GRP,
+    A_LN,
+    A_LS,
+    BORDER,
+    C_N,
+    C_P,
+    C_TABLES,
+    C_W,
+    EMPTY,
+    HEADER,
+    S_LAST,
+    S_RESULT,
+    S_TO_MOVE,
+    U,
+    _one_liberty,
+    play_point,
+    playable,
+    random_point,
+    returns,
+)
+from mctslab.games.go_patterns import TABLE
+from mctslab.rng import below
+
+#: candidates of one priority class at most: 9 capture + 4 escape points
+_MAX_CANDIDATES = 16
+
+
+@njit(inline="always")
+def _liberty(state, g, pp):
+    """The single liberty of a group in atari (all its pseudo-liberties are that point)."""
+    return state[U(HEADER + A_LS * pp + g)] // state[U(HEADER + A_LN * pp + g)]
+
+
+@njit(inline="always")
+def _escapes(state, q, col, g, w, pp):
+    """Whether ``col`` playing at ``q``, the last liberty of its group ``g``, leaves the group
+    with two liberties or more (a lower bound: two empty neighbours, a join with another own
+    group that has two, or a capture)."""
+    empties = 0
+    for d in (-1, 1, -w, w):
+        y = q + d
+        v = state[U(HEADER + y)]
+        if v == EMPTY:
+            empties += 1
+        elif v != BORDER:
+            h = state[U(HEADER + A_GRP * pp + y)]
+            one = _one_liberty(state, h, pp)
+            if v == col and h != g and not one:
+                return True
+            if v != col and one:
+                return True
+    return empties >= 2
+
+
+@njit(inline="always")
+def _code(state, q, w):
+    """The 3x3 neighbourhood code of padded point ``q`` (go_patterns: NW, N, NE, W, E, SW, S,
+    SE, two bits each)."""
+    code = 0
+    shift = 0
+    for d in (-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1):
+        code |= np.int64(state[U(HEADER + q + d)]) << shift
+        shift += 2
+    return code
+
+
+@njit(inline="always")
+def go_style_point(consts, state, rng, cand, w, pp):
+    """The point of the next Go-style move (padded numbering) or -1 for a pass; ``(point, rng)``.
+    ``cand`` is a scratch buffer of :data:`_MAX_CANDIDATES` int64."""
+    col = state[S_TO_MOVE] + 1
+    opp = 3 - col
+    last = state[S_LAST]
+    if last >= 0 and last < consts[C_N]:
+        lp = consts[C_TABLES + last]
+        g0 = HEADER + A_GRP * pp
+        k = 0
+        for d in (0, -1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
+            q = lp + d
+            v = state[U(HEADER + q)]
+            if v == opp:
+                g = state[U(g0 + q)]
+                if _one_liberty(state, g, pp):
+                    lib = _liberty(state, g, pp)
+                    if playable(consts, state, lib, col, w, pp):
+                        cand[k] = lib
+                        k += 1
+            elif v == col and d != 0 and (d == -1 or d == 1 or d == -w or d == w):
+                g = state[U(g0 + q)]
+                if _one_liberty(state, g, pp):
+                    lib = _liberty(state, g, pp)
+                    if _escapes(state, lib, col, g, w, pp) and playable(
+                        consts, state, lib, col, w, pp
+                    ):
+                        cand[k] = lib
+                        k += 1
+        if k == 0:
+            for d in (-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
+                q = lp + d
+                if (
+                    state[U(HEADER + q)] == EMPTY
+                    and TABLE[_code(state, q, w)] != 0
+                    and playable(consts, state, q, col, w, pp)
+                ):
+                    cand[k] = q
+                    k += 1
+        if k > 0:
+            rng, i = below(rng, k)
+            return cand[i], rng
+    return random_point(consts, state, rng, col, w, pp)
+
+
+@njit(cache=True)
+def go_style_playout(consts, state, rng, moves, out):
+    """Go-style playout to the end (module doc); the contract of ``random_playout``."""
+    w = np.int64(consts[C_W])
+    pp = consts[C_P]
+    cand = np.empty(_MAX_CANDIDATES, dtype=np.int64)
+    n = 0
+    while state[S_RESULT] < 0:
+        point, rng = go_style_point(consts, state, rng, cand, w, pp)
+        play_point(consts, state, point, moves, n)
+        n += 1
+    returns(consts, state, out)
+    return n, rng

@@ -1,0 +1,106 @@
+"""Go-style (MoGo) playouts: legal games that end scorable, the capture/escape/pattern
+priorities, and the 3x3 pattern table."""
+
+import numpy as np
+import pytest
+
+import mctslab
+from mctslab import codegen
+from mctslab.games import generic_template, go_kernels, go_patterns, go_style_kernels
+from mctslab.games.go_playouts import go_style_playout
+from mctslab.rng import seed_state
+
+
+def _buffers(game):
+    return np.empty(2 * game.spec.max_game_length + 2, dtype=np.int32), np.zeros(2)
+
+
+@pytest.mark.parametrize("size", [5, 9])
+def test_go_style_playouts_are_legal_games_to_a_scored_end(size):
+    game = mctslab.load_game(f"go(size={size},komi=0.5)")
+    moves, out = _buffers(game)
+    for seed in range(20):
+        state = game.new_initial_state()
+        for m in ("C3", "D3"):  # a last move to play around
+            state.apply_move(m)
+        n, _ = go_style_playout(game.consts, state.array, seed_state(seed), moves, out)
+        replay = game.new_initial_state()
+        for m in ("C3", "D3"):
+            replay.apply_move(m)
+        for i in range(n):
+            assert replay.current_player() == moves[2 * i]
+            assert int(moves[2 * i + 1]) in replay.legal_actions()
+            replay.apply_action(int(moves[2 * i + 1]))
+        assert replay.is_terminal() and replay.returns() == list(out)
+        assert (replay.array[: go_kernels.HEADER] == state.array[: go_kernels.HEADER]).all()
+
+
+def _first_move(moves_played, seed=0):
+    game = mctslab.load_game("go(size=5,komi=0.5)")
+    state = game.new_initial_state()
+    for m in moves_played:
+        state.apply_move(m)
+    moves, out = _buffers(game)
+    go_style_playout(game.consts, state.array, seed_state(seed), moves, out)
+    return state.action_to_string(int(moves[1]), int(moves[0]))
+
+
+def test_a_group_left_in_atari_by_the_last_move_is_captured():
+    # White's last move C4 has one liberty, C3: every seed captures it
+    played = ("B4", "E1", "D4", "E2", "C5", "C4")
+    assert {_first_move(played, seed) for seed in range(10)} == {"C3"}
+
+
+def test_an_own_group_put_in_atari_escapes():
+    # Black's C5 takes White C4's second-last liberty; White extends at C3 (three liberties)
+    played = ("B4", "C4", "D4", "A1", "C5")
+    assert {_first_move(played, seed) for seed in range(10)} == {"C3"}
+
+
+def test_random_playouts_do_not_do_that():
+    played = ("B4", "E1", "D4", "E2", "C5", "C4")
+    game = mctslab.load_game("go(size=5,komi=0.5)")
+    firsts = set()
+    for seed in range(20):
+        state = game.new_initial_state()
+        for m in played:
+            state.apply_move(m)
+        moves, out = _buffers(game)
+        go_kernels.random_playout(game.consts, state.array, seed_state(seed), moves, out)
+        firsts.add(int(moves[1]))
+    assert len(firsts) > 3
+
+
+def _code(rows):
+    values = {".": 0, "X": 1, "O": 2, "#": 3}
+    cells = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][2], rows[2][0], rows[2][1]]
+    cells.append(rows[2][2])
+    return sum(values[ch] << (2 * i) for i, ch in enumerate(cells))
+
+
+def test_pattern_table_matches_moggy_patterns_under_symmetry_and_colour_swap():
+    table = go_patterns.TABLE
+    assert table[_code(("XOX", "...", "..."))] == 1  # enclosing hane
+    assert table[_code(("OXO", "...", "..."))] == 1  # colours swapped
+    assert table[_code(("X..", "O..", "X.."))] == 1  # rotated
+    assert table[_code(("...", "...", "..."))] == 0  # empty
+    assert table[_code(("X.?".replace("?", "."), "O..", "###"))] == 1  # edge chase
+    assert table[_code(("XXX", "X.X", "XXX"))] == 0
+    codes = np.arange(4**8)
+    swap = np.array([0, 2, 1, 3])
+    cells = [(codes >> (2 * i)) & 3 for i in range(8)]
+    swapped = sum(swap[c] << (2 * i) for i, c in enumerate(cells))
+    assert (table[swapped] == table).all()
+    assert 0 < table.sum() < 4**8 // 4
+
+
+def test_go_style_kernels_module_searches_with_the_contract():
+    kern = codegen.specialize(generic_template, go_style_kernels)
+    game = mctslab.load_game("go(size=5,komi=0.5)")
+    moves, out = _buffers(game)
+    totals = np.zeros(2)
+    total, _ = kern.run_playouts(
+        game.consts, game.new_initial_state().array, 50, seed_state(3), moves, out, totals
+    )
+    assert total > 50 * 10
+    assert go_style_kernels.random_playout is go_style_playout
