@@ -49,7 +49,49 @@ class MctsParams(pydantic.BaseModel):
     solver: bool = Field(True, description="MCTS-Solver (two-player games)")
     max_nodes: int = Field(2_000_000, ge=2, le=2**31 - 1, description="node pool size")
     leaf: Literal["playout", "coin"] = Field("playout", description="leaf evaluation")
+    preset: Literal["uct", "rave", "pool_rave", "lgrf", "decisive", "nf", "qbr"] = Field(
+        "uct", description="a named bundle of the keys below (keys given explicitly win)"
+    )
+    rave: Literal["off", "paper", "gelly_silver", "article"] = Field(
+        "off", description="RAVE/AMAF schedule"
+    )
+    rave_k: float = Field(300.0, gt=0, description="RAVE K (paper, article schedules)")
+    rave_b: float = Field(0.1, ge=0, description="RAVE bias b (gelly_silver schedule)")
+    playout: Literal["uniform", "naive", "nf", "nf2", "strategic", "go"] = Field(
+        "uniform", description="base playout policy (per game)"
+    )
+    decisive: bool = Field(False, description="playouts take a move that wins at once")
+    antidecisive: bool = Field(False, description="playouts never leave an immediate win")
+    lgrf: bool = Field(False, description="Last Good Reply with Forgetting in playouts")
+    pool: int = Field(0, ge=0, le=1000, description="PoolRAVE pool size (0 off)")
+    pool_p: float = Field(0.5, ge=0, le=1, description="PoolRAVE probability of a pool move")
+    qbr: bool = Field(False, description="Quality-Based Rewards")
+    qbr_a: float = Field(0.25, ge=0, description="QBR bonus weight a")
+    qbr_k: float = Field(1.4, gt=0, description="QBR sigmoid constant k")
+    workers: int = Field(1, ge=1, le=64, description="root-parallel searches (threads)")
     seed: int | None = Field(None, ge=0, description="random seed")
+
+
+#: ``mcts(preset=...)``: the keys each preset sets (any key given explicitly overrides it).
+#: Sources: RAVE, NoGo paper section 3.1; PoolRAVE (Hoock et al. 2010), LGRF (Baier and Drake
+#: 2010), decisive and anti-decisive moves (Teytaud and Teytaud 2010), all in the Hex article;
+#: the normal-form heuristic a - b, NoGo paper section 3.5; QBR, Pepels et al. 2014.
+PRESETS: dict[str, dict[str, object]] = {
+    "uct": {},
+    "rave": {"rave": "paper"},
+    "pool_rave": {"rave": "paper", "pool": 10},
+    "lgrf": {"lgrf": True},
+    "decisive": {"decisive": True, "antidecisive": True},
+    "nf": {"playout": "nf"},
+    "qbr": {"qbr": True},
+}
+
+
+def apply_preset(params: MctsParams) -> MctsParams:
+    """``params`` with its preset's keys filled in where the spec did not give them."""
+    given = params.model_fields_set
+    update = {k: v for k, v in PRESETS[params.preset].items() if k not in given}
+    return params.model_copy(update=update)
 
 
 class Agent:
@@ -120,7 +162,10 @@ class MctsAgent(Agent):
     DEFAULT_SIMS = 10_000
 
     def __init__(self, spec_string: str, game: Game, params: MctsParams, seed: int):
+        from mctslab.search.parallel import RootParallel
+
         super().__init__(spec_string, game)
+        params = apply_preset(params)
         self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
         self.config = UctConfig(
             c=_c(params),
@@ -132,8 +177,12 @@ class MctsAgent(Agent):
             final=params.final,
             reuse=params.reuse,
             max_nodes=params.max_nodes,
+            **{k: getattr(params, k) for k in _ENHANCEMENT_KEYS},
         )
-        self._uct = Uct(game, self.config, seed)
+        if params.workers > 1:
+            self._uct = RootParallel(game, self.config, seed, params.workers)
+        else:
+            self._uct = Uct(game, self.config, seed)
 
     def search(self, state: State) -> SearchResult:
         return self._uct.search(state, self.sims, self.time)
@@ -182,6 +231,11 @@ def _c(params: MctsParams) -> float:
     return DEFAULT_C[params.formula] if params.c is None else params.c
 
 
+_ENHANCEMENT_KEYS = (
+    "rave", "rave_k", "rave_b", "playout", "decisive", "antidecisive", "lgrf", "pool", "pool_p",
+    "qbr", "qbr_a", "qbr_k",
+)  # fmt: skip
+
 _AGENTS: dict[str, type[Agent]] = {
     cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, GreedyNimAgent)
 }
@@ -190,10 +244,15 @@ _AGENTS: dict[str, type[Agent]] = {
 def describe_agents() -> str:
     """One paragraph per agent: its name, what it does, and every key with type, range and
     default."""
-    return "\n".join(
+    text = "\n".join(
         f"{name}: {cls.DESCRIPTION}\n    {specstr.describe_fields(cls.Params)}"
         for name, cls in _AGENTS.items()
     )
+    presets = "; ".join(
+        f"{name} = {', '.join(f'{k}={v}' for k, v in keys.items()) or 'plain UCT'}"
+        for name, keys in PRESETS.items()
+    )
+    return f"{text}\nmcts presets: {presets}"
 
 
 def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
@@ -207,11 +266,17 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
     if cls is None:
         raise SpecError(f"unknown agent {name!r}; known agents: {', '.join(_AGENTS)}")
     params = specstr.validate(cls.Params, f"agent {cls.NAME}", raw)
+    if cls is MctsAgent:
+        params = apply_preset(params)
     canonical = params.model_dump()
     if "sims" in cls.Params.model_fields:
         canonical["sims"], canonical["time"] = _budget(params, cls.DEFAULT_SIMS)
     if cls is MctsAgent:
         canonical["c"] = _c(params)
+        # the enhancement keys appear only when they differ from plain UCT (older strings stay)
+        for key in ("preset", "workers", *_ENHANCEMENT_KEYS):
+            if canonical[key] == MctsParams.model_fields[key].default:
+                del canonical[key]
     spec_string = specstr.format_spec(
         cls.NAME, {k: v for k, v in canonical.items() if v is not None}
     )

@@ -30,6 +30,7 @@ from mctslab import _cache
 MARKER = "# mctslab:game-kernels"
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str], ModuleType] = {}
+_PACKAGE = "mctslab_generated"
 
 
 def _source(module: ModuleType) -> str:
@@ -61,6 +62,10 @@ def specialize(template: ModuleType, kernels: ModuleType) -> ModuleType:
                 f.write(text)
             os.replace(tmp, path)
         name = f"mctslab_generated.{stem}"
+        if _PACKAGE not in sys.modules:  # so that one generated module can import another
+            package = ModuleType(_PACKAGE)
+            package.__path__ = []
+            sys.modules[_PACKAGE] = package
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module

@@ -8,6 +8,13 @@ call them in chunks (to check a wall-clock budget) that continue the same search
 Win values: a simulation's per-player returns ``r`` become win values
 ``w = (r - min_utility) / (max_utility - min_utility)`` (1 win, 0 loss, 0.5 draw in a two-player
 zero-sum game); every statistic in the tree is a win value.
+
+The game module ``game`` that :func:`uct` is specialised against is a *policies module*
+(:mod:`mctslab.playouts`): it re-exports the game's contract kernels and adds
+``policy_playout`` and ``quality``. Every enhancement is off unless its parameter turns it on,
+and when off it costs one test per simulation: RAVE (``iparams[P_RAVE]``), the playout policy
+(``P_POLICY``), Last Good Reply (``pol[PL_LGRF]``), PoolRAVE (``pol[PL_POOL_K]``) and
+Quality-Based Rewards (``P_QBR``); their statistics are arrays of shape [0] unless used.
 """
 
 import math
@@ -16,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
+from mctslab.playouts.common import PL_LGRF, PL_NA, PL_POOL_K, sigmoid_bonus
 from mctslab.rng import below
 from mctslab.search.transpositions import insert, lookup, state_hash
 from mctslab.search.tree import NO_CHILD, PROVEN_LOSS, PROVEN_WIN, ROOT, UNPROVEN
@@ -28,13 +36,25 @@ UCB1_TUNED = 3
 # Leaf evaluations (``iparams[P_LEAF]``).
 LEAF_PLAYOUT = 0
 LEAF_COIN = 1
+# RAVE schedules (``iparams[P_RAVE]``); see :func:`uct`.
+RAVE_OFF = 0
+RAVE_PAPER = 1
+RAVE_GELLY_SILVER = 2
+RAVE_ARTICLE = 3
 # Layout of ``iparams``.
 P_FORMULA, P_Z, P_EXPAND_ALL, P_SOLVER, P_LEAF = 0, 1, 2, 3, 4
 P_NUM_PLAYERS, P_NUM_ACTIONS, P_MAX_LENGTH = 5, 6, 7
-N_IPARAMS = 8
+P_RAVE, P_POLICY, P_QBR = 8, 9, 10
+N_IPARAMS = 11
 # Layout of ``fparams``.
 F_C, F_MIN_UTILITY, F_MAX_UTILITY = 0, 1, 2
-N_FPARAMS = 3
+F_RAVE_K, F_RAVE_B, F_QBR_A, F_QBR_K = 3, 4, 5, 6
+N_FPARAMS = 7
+#: PoolRAVE rebuilds its pools every this many simulations (and at the start of every call).
+POOL_REFRESH = 16
+#: QBR statistics per player (``qstats[6 p ...]``): count, mean and sum of squared deviations
+#: (Welford) of the lengths, then of the qualities, of the simulations that player won.
+N_QSTATS = 6
 # Layout of ``counters`` (int64): pool slots in use, the root's proven status for the player
 # to move at the root (UNPROVEN, PROVEN_WIN or PROVEN_LOSS), transposition-table slots in use.
 C_USED, C_ROOT_PROVEN, C_TT_USED = 0, 1, 2
@@ -61,9 +81,184 @@ def _root_status(first_child, num_children, proven):
 
 
 @njit(cache=True)
+def rave_beta(schedule, n, na, k, b):
+    """Weight of the AMAF mean in the RAVE mix ``(1 - β) Q + β Q̃`` for a child with ``n`` visits
+    and ``na`` AMAF updates (``na > 0``):
+
+    * ``RAVE_PAPER`` (NoGo paper section 3.1): ``α r + (1 - α) r'`` with ``α = n / (K + n)``,
+      so ``β = 1 - α = K / (K + n)``
+    * ``RAVE_GELLY_SILVER`` (Gelly and Silver 2011, the minimum-MSE schedule):
+      ``β = ñ / (n + ñ + 4 b² n ñ)``
+    * ``RAVE_ARTICLE`` (the Hex article series' RAVE agent): ``α = max(0, (K - N) / K)`` on the
+      AMAF value with ``N`` the child's visits, i.e. ``β = max(0, (K - n) / K)``; the article
+      mixes the whole UCT score, here the exploration term is left unmixed
+    """
+    if schedule == RAVE_PAPER:
+        return k / (k + n)
+    if schedule == RAVE_GELLY_SILVER:
+        return na / (n + na + 4.0 * b * b * n * na)
+    return max(0.0, (k - n) / k)
+
+
+@njit(cache=True)
+def amaf_update(
+    first_child, num_children, action, amaf_n, amaf_v, path, path_player, d, moves, n_po, w,
+    mark, stamp, na,
+):  # fmt: skip
+    """AMAF (all moves as first; Gelly and Silver 2007) after one simulation.
+
+    For every expanded node ``x = path[j]`` of the simulation (the leaf too, if it is expanded),
+    with ``p`` the player to move at ``x``: every child of ``x`` whose action ``p`` played at
+    step ``j`` or later of this simulation (in the tree or in the playout) gets
+    ``amaf_n += 1`` and ``amaf_v += (w[p] - amaf_v) / amaf_n``, the win value from ``p``'s
+    perspective (the perspective of every value in ``x``'s children block). A move played twice
+    counts once. ``mark[p * na + a] == stamp`` records "``p`` played ``a`` at a step >= j";
+    the playout's moves are marked first, then the tree's moves walking up the path.
+    """
+    for t in range(n_po):
+        mark[moves[2 * t] * na + moves[2 * t + 1]] = stamp
+    for j in range(d, -1, -1):
+        pj = path_player[j]
+        if j < d:
+            mark[pj * na + action[path[j + 1]]] = stamp
+        x = path[j]
+        fx = first_child[x]
+        if pj < 0 or fx == NO_CHILD:
+            continue
+        wv = w[pj]
+        base = pj * na
+        for i in range(fx, fx + num_children[x]):
+            if mark[base + action[i]] == stamp:
+                n = amaf_n[i] + 1
+                amaf_n[i] = n
+                q = np.float64(amaf_v[i])
+                amaf_v[i] = q + (wv - q) / n
+
+
+@njit(cache=True)
+def _sim_move(t, d, path, path_player, action, moves):
+    """The ``t``-th move of a simulation as ``(player, action)``: tree moves, then playout."""
+    if t < d:
+        return np.int64(path_player[t]), np.int64(action[path[t + 1]])
+    return np.int64(moves[2 * (t - d)]), np.int64(moves[2 * (t - d) + 1])
+
+
+@njit(cache=True)
+def lgrf_update(ptab, na, path, path_player, action, d, moves, n_po, w):
+    """Last Good Reply with Forgetting, LGRF-1 (Baier and Drake 2010), after one simulation:
+    for every move ``b`` of player ``p`` that replies to the opponent's move ``a`` just before it
+    (tree and playout moves alike), ``reply[p, a] = b`` if ``p`` won (win value > 1/2), and
+    ``reply[p, a] = -1`` if ``p`` lost (< 1/2) and ``b`` was the stored reply."""
+    for t in range(1, d + n_po):
+        q, a = _sim_move(t - 1, d, path, path_player, action, moves)
+        p, b = _sim_move(t, d, path, path_player, action, moves)
+        if p == q:
+            continue
+        slot = p * na + a
+        if w[p] > 0.5:
+            ptab[slot] = b
+        elif w[p] < 0.5 and ptab[slot] == b:
+            ptab[slot] = -1
+
+
+@njit(cache=True)
+def pool_update(pstat, path, path_player, action, d, moves, n_po, w, mark, stamp, na, np_):
+    """PoolRAVE's statistics: the AMAF values at the root for every player. Every move ``a``
+    that player ``p`` played in the simulation (once, however often) updates the mean win value
+    for ``p`` in ``pstat[p * na + a]`` (count) and ``pstat[np_ * na + p * na + a]`` (mean)."""
+    off = np_ * na
+    for t in range(d + n_po):
+        p, a = _sim_move(t, d, path, path_player, action, moves)
+        slot = p * na + a
+        if mark[off + slot] == stamp:
+            continue
+        mark[off + slot] = stamp
+        n = pstat[slot] + 1.0
+        pstat[slot] = n
+        pstat[off + slot] += (w[p] - pstat[off + slot]) / n
+
+
+@njit(cache=True)
+def pool_rebuild(pstat, ptab, pol, np_):
+    """PoolRAVE (Hoock et al. 2010; the Hex article): each player's pool is the ``k`` moves with
+    the best AMAF mean at the root among those played at least once (fewer if fewer were
+    played), best first; ties go to the lower action."""
+    na = pol[PL_NA]
+    k = pol[PL_POOL_K]
+    off = np_ * na
+    base = np_ * na
+    for p in range(np_):
+        size = 0
+        while size < k:
+            best = -1
+            for a in range(na):
+                if pstat[p * na + a] == 0.0:
+                    continue
+                taken = False
+                for j in range(size):
+                    if ptab[base + p * k + j] == a:
+                        taken = True
+                        break
+                if taken:
+                    continue
+                if best < 0 or pstat[off + p * na + a] > pstat[off + p * na + best]:
+                    best = a
+            if best < 0:
+                break
+            ptab[base + p * k + size] = best
+            size += 1
+        ptab[base + np_ * k + p] = size
+
+
+@njit(cache=True)
+def qbr_adjust(qstats, w, length, quality, a, k, num_players):
+    """Quality-Based Rewards (Pepels, Tak, Lanctot, Winands 2014, ECAI): for a decided two-player
+    simulation won by ``τ`` (win value 1), with the reward ``r = ±1`` (winner, loser):
+
+    * relative bonus: ``λ_r = (D̄_τ - D) / σ_D,τ``, ``D`` the simulation's length (moves from the
+      root), ``D̄_τ`` and ``σ_D,τ`` the mean and standard deviation of the lengths of the earlier
+      simulations that ``τ`` won (a short win is a good win);
+    * qualitative bonus: ``λ_q = (q - Q̄_τ) / σ_Q,τ``, ``q`` the game's ``quality`` of the final
+      state for ``τ`` (e.g. NoGo: the winner's legal moves left);
+    * each squashed by ``b(λ) = -1 + 2 / (1 + exp(-k λ))`` and added as
+      ``r + sgn(r) a (b(λ_r) + b(λ_q))`` (a bonus is 0 while its σ is 0 or fewer than two
+      samples exist). The paper estimates ``a`` online; here it is a constant (Ludii's 0.25 and
+      k = 1.4 by default). On the win-value scale ``w = (r + 1) / 2`` the winner gets
+      ``1 + a B / 2`` and the loser ``-a B / 2``.
+
+    Then ``D`` and ``q`` join ``τ``'s statistics (Welford's running mean and variance).
+    """
+    winner = -1
+    for p in range(num_players):
+        if w[p] == 1.0:
+            winner = p
+    if winner < 0:
+        return
+    s = N_QSTATS * winner
+    bonus = 0.0
+    for h in range(2):
+        x = length if h == 0 else quality
+        o = s + 3 * h
+        cnt = qstats[o]
+        if cnt >= 2.0:
+            sd = math.sqrt(qstats[o + 2] / cnt)
+            if sd > 0.0:
+                lam = (qstats[o + 1] - x) / sd if h == 0 else (x - qstats[o + 1]) / sd
+                bonus += sigmoid_bonus(lam, k)
+        cnt += 1.0
+        delta = x - qstats[o + 1]
+        qstats[o] = cnt
+        qstats[o + 1] += delta / cnt
+        qstats[o + 2] += delta * (x - qstats[o + 1])
+    for p in range(num_players):
+        w[p] += (0.5 if p == winner else -0.5) * a * bonus
+
+
+@njit(cache=True, nogil=True)
 def uct(
     consts, root, first_child, num_children, action, parent, visits, value, proven, value_sq,
-    tt_keys, tt_vals, tt_mult, counters, depth_hist, fparams, iparams, n_sims, rng,
+    amaf_n, amaf_v, tt_keys, tt_vals, tt_mult, counters, depth_hist, fparams, iparams,
+    pol, ptab, pf, pstat, qstats, n_sims, rng,
 ):  # fmt: skip
     """Run up to ``n_sims`` simulations on the tree; return ``(simulations run, rng)``.
 
@@ -88,6 +283,14 @@ def uct(
     broken uniformly at random. With the solver, children proven lost for the player to move are
     never selected.
 
+    **RAVE** (``iparams[P_RAVE]``, :func:`rave_beta`): a child with AMAF statistics (``amaf_n``
+    > 0, see :func:`amaf_update`) is scored with ``(1 - β) Q + β Q̃`` in place of ``Q``
+    (under ``PAPER``, in place of ``W/(n+1)``: the paper's ``α r + (1 - α) r'``), plus the
+    formula's exploration term. An unvisited child with AMAF statistics is no longer +inf: it
+    scores ``Q̃`` (β = 1 at n = 0 in every schedule) plus the exploration term taken at
+    ``n = 1`` (under ``PAPER`` the term already uses ``n + 1``), so the AMAF values order the
+    children before they are tried; one without AMAF statistics is still +inf.
+
     **Expansion.** A node is expanded (its children block allocated, one child per legal action)
     when a simulation reaches it and it has at least ``z`` visits (``iparams[P_Z]``); the root
     always. This is the NoGo paper's slow node creation (section 3.2), "creating a node in memory
@@ -106,6 +309,14 @@ def uct(
     random winner, no playout (the NoGo paper's coin toss). Terminal states use their returns;
     a proven node its proven result. The tree does not grow past a chance event yet: a node whose
     state is a chance node stays a leaf and the playout samples the chance.
+    ``iparams[P_POLICY]`` 1 plays the policies module's ``policy_playout`` instead of the
+    uniform ``random_playout`` (decisive, anti-decisive, LGRF, PoolRAVE, base policies; the
+    parameters in ``pol``, ``ptab``, ``pf``, laid out in :mod:`mctslab.playouts.common`).
+    With ``P_QBR`` a playout's win values get Quality-Based Rewards (:func:`qbr_adjust`).
+
+    **After the backup**: AMAF statistics (RAVE), the LGRF table (:func:`lgrf_update`) and the
+    PoolRAVE statistics (:func:`pool_update`, pools rebuilt every ``POOL_REFRESH`` simulations)
+    learn from the simulation, when on.
 
     **Backup.** Every node on the path gets ``visits += 1`` and the incremental mean
     ``value += (w[m] - value) / visits`` of the win value of ``m``, the player who moved into it.
@@ -140,6 +351,14 @@ def uct(
     capacity = first_child.shape[0]
     tuned = formula == UCB1_TUNED
     unvisited_first = formula != PAPER or not expand_all
+    rave = iparams[P_RAVE]
+    rave_k = fparams[F_RAVE_K]
+    rave_b = fparams[F_RAVE_B]
+    policy = iparams[P_POLICY]
+    qbr = iparams[P_QBR] != 0
+    lgrf = pol.shape[0] > 0 and pol[PL_LGRF] != 0
+    pool = pol.shape[0] > 0 and pol[PL_POOL_K] > 0
+    na = max(1, iparams[P_NUM_ACTIONS])
 
     state = root.copy()
     legal = np.empty(max(1, iparams[P_NUM_ACTIONS]), dtype=np.int32)
@@ -149,6 +368,10 @@ def uct(
     out = np.empty(num_players, dtype=np.float64)
     w = np.empty(num_players, dtype=np.float64)
     proof = np.empty(max_len + 1, dtype=np.int8)  # result proven at path[k], for its player
+    # AMAF and PoolRAVE marks ("player p played action a in this simulation"), by stamp
+    mark = np.zeros(2 * num_players * na if rave != RAVE_OFF or pool else 0, dtype=np.int64)
+    if pool:
+        pool_rebuild(pstat, ptab, pol, num_players)
 
     if solver:
         counters[C_ROOT_PROVEN] = _root_status(first_child, num_children, proven)
@@ -193,6 +416,9 @@ def uct(
                     proven[i] = UNPROVEN
                     if tuned:
                         value_sq[i] = 0.0
+                    if rave != RAVE_OFF:
+                        amaf_n[i] = 0
+                        amaf_v[i] = 0.0
             k = num_children[node]
             big_n = np.float64(visits[node])
             log_n = math.log(big_n) if big_n > 0.0 else 0.0
@@ -203,22 +429,28 @@ def uct(
                 if solver and proven[i] == PROVEN_LOSS:
                     continue
                 n = visits[i]
-                if n == 0 and unvisited_first:
+                if n == 0 and unvisited_first and (rave == RAVE_OFF or amaf_n[i] == 0):
                     score = np.inf
                 else:
                     q = np.float64(value[i])
                     nf = np.float64(n)
+                    mixed = False
+                    if rave != RAVE_OFF and amaf_n[i] > 0:
+                        na_i = np.float64(amaf_n[i])
+                        beta = rave_beta(rave, nf, na_i, rave_k, rave_b)
+                        q = (1.0 - beta) * q + beta * np.float64(amaf_v[i])
+                        mixed = True
+                    ne = nf if n > 0 else 1.0  # RAVE: an unvisited child explores as if n = 1
                     if formula == SLIDES:
-                        score = q + c * math.sqrt(2.0 * log_n / nf)
+                        score = q + c * math.sqrt(2.0 * log_n / ne)
                     elif formula == BOOK:
-                        score = q + c * math.sqrt(log_n / nf)
+                        score = q + c * math.sqrt(log_n / ne)
                     elif formula == PAPER:
-                        score = q * nf / (nf + 1.0) + c * math.sqrt(
-                            math.log(big_n + 1.0) / (nf + 1.0)
-                        )
+                        qterm = q if mixed else q * nf / (nf + 1.0)
+                        score = qterm + c * math.sqrt(math.log(big_n + 1.0) / (nf + 1.0))
                     else:
-                        var = np.float64(value_sq[i]) - q * q + math.sqrt(2.0 * log_n / nf)
-                        score = q + c * math.sqrt(log_n / nf * min(0.25, var))
+                        var = np.float64(value_sq[i]) - q * q + math.sqrt(2.0 * log_n / ne)
+                        score = q + c * math.sqrt(log_n / ne * min(0.25, var))
                 if score > best:
                     best = score
                     chosen = i
@@ -239,6 +471,7 @@ def uct(
         depth_hist[d] += 1
         # ---- evaluation: per-player win values w
         status = UNPROVEN
+        n_po = 0  # moves played by the playout
         if player == _TERMINAL:
             game.returns(consts, state, out)
             for p in range(num_players):
@@ -260,9 +493,22 @@ def uct(
             for p in range(num_players):
                 w[p] = 1.0 if p == winner else 0.0
         else:
-            _, rng = game.random_playout(consts, state, rng, moves, out)
+            if policy == 0:
+                n_po, rng = game.random_playout(consts, state, rng, moves, out)
+            else:
+                last = np.int64(action[node]) if d > 0 else np.int64(-1)
+                n_po, rng = game.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
             for p in range(num_players):
                 w[p] = (out[p] - lo) / span
+            if qbr:
+                winner = 0
+                for p in range(num_players):
+                    if w[p] > w[winner]:
+                        winner = p
+                qbr_adjust(
+                    qstats, w, np.float64(d + n_po), game.quality(consts, state, winner),
+                    fparams[F_QBR_A], fparams[F_QBR_K], num_players,
+                )  # fmt: skip
         # ---- backup
         visits[ROOT] += 1
         for j in range(d, 0, -1):
@@ -275,6 +521,19 @@ def uct(
             if tuned:
                 q2 = np.float64(value_sq[i])
                 value_sq[i] = q2 + (wm * wm - q2) / n
+        # ---- what the enhancements learn from the simulation
+        if rave != RAVE_OFF:
+            amaf_update(
+                first_child, num_children, action, amaf_n, amaf_v, path, path_player, d,
+                moves, n_po, w, mark, sims, na,
+            )  # fmt: skip
+        if lgrf:
+            lgrf_update(ptab, na, path, path_player, action, d, moves, n_po, w)
+        if pool:
+            pool_update(pstat, path, path_player, action, d, moves, n_po, w, mark, sims, na,
+                        num_players)  # fmt: skip
+            if sims % POOL_REFRESH == 0:
+                pool_rebuild(pstat, ptab, pol, num_players)
         # ---- MCTS-Solver: propagate a proof up the path
         if solver and status != UNPROVEN:
             top = d  # the shallowest path index proven by this simulation (d: none)

@@ -9,10 +9,11 @@ from typing import Literal
 
 import numpy as np
 
-from mctslab import codegen
+from mctslab import codegen, playouts
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.base import Game, State
 from mctslab.games.contract import CHANCE_PLAYER, TERMINAL_PLAYER
+from mctslab.playouts import common as pc
 from mctslab.rng import as_state, seed_state
 from mctslab.search import template
 from mctslab.search.result import SearchResult, depth_summary, first_decision_state, run_budget
@@ -33,6 +34,13 @@ FORMULAS = {
 #: ``ucb1tuned`` 1.0 as in Auer et al. (2002), where the variance term already scales the bonus.
 DEFAULT_C = {"slides": 0.7, "book": 1.0, "paper": 0.4, "ucb1tuned": 1.0}
 LEAVES = {"playout": template.LEAF_PLAYOUT, "coin": template.LEAF_COIN}
+RaveSchedule = Literal["off", "paper", "gelly_silver", "article"]
+RAVE_SCHEDULES = {
+    "off": template.RAVE_OFF,
+    "paper": template.RAVE_PAPER,
+    "gelly_silver": template.RAVE_GELLY_SILVER,
+    "article": template.RAVE_ARTICLE,
+}
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,34 @@ class UctConfig:
     reuse: bool = True
     max_nodes: int = 2_000_000
     transpositions: bool = True
+    #: RAVE/AMAF schedule (:func:`template.rave_beta`) and its constants K and b
+    rave: RaveSchedule = "off"
+    rave_k: float = 300.0
+    rave_b: float = 0.1
+    #: base playout policy (a key of :data:`mctslab.playouts.common.BASE_NAMES`)
+    playout: str = "uniform"
+    decisive: bool = False
+    antidecisive: bool = False
+    lgrf: bool = False
+    #: PoolRAVE: pool size per player (0 off) and the probability of trying a pool move
+    pool: int = 0
+    pool_p: float = 0.5
+    #: Quality-Based Rewards, with the bonus weight a and the sigmoid's k
+    qbr: bool = False
+    qbr_a: float = 0.25
+    qbr_k: float = 1.4
+
+    @property
+    def uses_policy(self) -> bool:
+        """Whether playouts need the policies module's ``policy_playout``."""
+        return (
+            self.playout != "uniform"
+            or self.decisive
+            or self.antidecisive
+            or self.lgrf
+            or self.pool > 0
+            or self.qbr
+        )
 
 
 class Uct:
@@ -82,8 +118,14 @@ class Uct:
         # The solver reasons about wins and losses of two players whose utilities sum to a
         # constant; in other games there is nothing it could prove.
         self.solver = config.solver and spec.num_players == 2 and spec.utility_sum is not None
-        self.kernels = codegen.specialize(template, game.kernels)
-        self.tree = Tree(config.max_nodes, with_squares=config.formula == "ucb1tuned")
+        policies = playouts.policies_for(game.kernels)
+        playouts.check_base(policies, config.playout, spec.spec_string)
+        self.kernels = codegen.specialize(template, policies)
+        self.tree = Tree(
+            config.max_nodes,
+            with_squares=config.formula == "ucb1tuned",
+            with_amaf=config.rave != "off",
+        )
         slots = 1 << ((config.max_nodes - 1) // 2).bit_length()
         self.table = ProvenTable(
             slots if self.solver and config.transpositions else 0, spec.state_size
@@ -103,10 +145,44 @@ class Uct:
         self.iparams[template.P_NUM_PLAYERS] = spec.num_players
         self.iparams[template.P_NUM_ACTIONS] = spec.num_distinct_actions
         self.iparams[template.P_MAX_LENGTH] = spec.max_game_length
+        self.fparams[template.F_RAVE_K] = config.rave_k
+        self.fparams[template.F_RAVE_B] = config.rave_b
+        self.fparams[template.F_QBR_A] = config.qbr_a
+        self.fparams[template.F_QBR_K] = config.qbr_k
+        self.iparams[template.P_RAVE] = RAVE_SCHEDULES[config.rave]
+        self.iparams[template.P_POLICY] = config.uses_policy
+        self.iparams[template.P_QBR] = config.qbr
+        self._init_policy(spec)
         self.counters = np.zeros(template.N_COUNTERS, dtype=np.int64)
         self.rng = seed_state(seed)
         self._root: State | None = None  # the position the tree's root stands for
         self._warm_up()
+
+    def _init_policy(self, spec) -> None:
+        """The playout-policy arrays (:mod:`mctslab.playouts.common`), each allocated only as
+        large as the strategies that are on need."""
+        config = self.config
+        players, actions = spec.num_players, spec.num_distinct_actions
+        self.pol = np.zeros(pc.N_PL, dtype=np.int64)
+        self.pol[pc.PL_BASE] = pc.BASE_NAMES[config.playout]
+        self.pol[pc.PL_DECISIVE] = config.decisive
+        self.pol[pc.PL_ANTI] = config.antidecisive
+        self.pol[pc.PL_LGRF] = config.lgrf
+        self.pol[pc.PL_POOL_K] = config.pool
+        self.pol[pc.PL_NA] = actions
+        self.pol[pc.PL_NP] = players
+        self.pf = np.zeros(pc.N_PF, dtype=np.float64)
+        self.pf[pc.PF_POOL_P] = config.pool_p
+        self.ptab = np.full(
+            pc.ptab_size(players, actions, config.lgrf, config.pool), -1, dtype=np.int32
+        )
+        self.pstat = np.zeros(2 * players * actions if config.pool else 0, dtype=np.float64)
+        self.qstats = np.zeros(template.N_QSTATS * players if config.qbr else 0, np.float64)
+
+    def _clear_policy(self) -> None:
+        self.ptab[:] = -1
+        self.pstat[:] = 0.0
+        self.qstats[:] = 0.0
 
     def _warm_up(self) -> None:
         """Load (or compile) the kernels now, so that the first timed search does not pay."""
@@ -118,9 +194,10 @@ class Uct:
             self.reset()
 
     def reset(self) -> None:
-        """Forget the tree and the proven positions."""
+        """Forget the tree, the proven positions and what the playout policies learnt."""
         self.tree.clear()
         self.table.clear()
+        self._clear_policy()
         self._root = None
 
     def run(self, root: np.ndarray, n: int, depth_hist: np.ndarray) -> int:
@@ -129,7 +206,8 @@ class Uct:
         self.counters[template.C_TT_USED] = self.table.used
         ran, rng = self.kernels.uct(
             self.game.consts, root, *self.tree.arrays(), *self.table.arrays(), self.counters,
-            depth_hist, self.fparams, self.iparams, n, self.rng,
+            depth_hist, self.fparams, self.iparams, self.pol, self.ptab, self.pf, self.pstat,
+            self.qstats, n, self.rng,
         )  # fmt: skip
         self.rng = as_state(rng)
         self.tree.used = int(self.counters[template.C_USED])
@@ -178,6 +256,8 @@ class Uct:
                 f"{len(state.legal_actions())} children"
             )
         root = state.array.copy()
+        self.pstat[:] = 0.0  # PoolRAVE's root AMAF and QBR's statistics are per search;
+        self.qstats[:] = 0.0  # the LGRF table is kept for the game
         hist = np.zeros(self.game.spec.max_game_length + 1, dtype=np.int64)
         ran = run_budget(lambda n: self.run(root, n, hist), sims, seconds, start)
         proven = int(self.counters[template.C_ROOT_PROVEN]) if self.solver else 0

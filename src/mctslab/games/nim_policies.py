@@ -1,0 +1,68 @@
+"""Nim playout policies: the Nim report's strategic playout, the rest generic.
+
+``strategic`` (the report's "strategic" MCTS, seeds/003): the mover takes ``n mod (K+1)``
+counters, which leaves a multiple of ``K+1`` (the losing positions for the player to move), and a
+uniformly random legal number when ``n`` already is a multiple (no winning move exists). With
+the coin, chance follows its probabilities. ``uniform`` with modifiers (decisive, anti-decisive,
+LGRF, PoolRAVE) is the generic contract version (:mod:`mctslab.playouts.generic`).
+"""
+
+import numpy as np
+from numba import njit
+
+from mctslab import codegen
+from mctslab.games import nim_kernels
+from mctslab.games.nim_kernels import (  # noqa: F401  (the contract, re-exported)
+    C_K,
+    S_COUNTERS,
+    S_PHASE,
+    S_TO_MOVE,
+    S_WINNER,
+    STATE_DTYPE,
+    apply_action,
+    apply_chance,
+    chance_outcomes,
+    current_player,
+    init_state,
+    legal_actions,
+    random_playout,
+    returns,
+)
+from mctslab.playouts import generic
+from mctslab.playouts.common import BASE_STRATEGIC, PL_BASE
+from mctslab.rng import below
+
+_generic = codegen.specialize(generic, nim_kernels)
+BASES = frozenset({"uniform", "strategic"})
+
+
+@njit(cache=True)
+def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+    """The strategic playout for ``pol[PL_BASE] == BASE_STRATEGIC``, else the generic one."""
+    if pol[PL_BASE] != BASE_STRATEGIC:
+        return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+    n = 0
+    k = consts[C_K]
+    while state[S_WINNER] < 0:
+        if state[S_PHASE] == 1:
+            rng, coin = below(rng, 2)
+            apply_chance(consts, state, coin)
+            continue
+        left = np.int64(state[S_COUNTERS])
+        take = left % (k + 1)
+        if take == 0:
+            rng, a = below(rng, min(k, left))
+        else:
+            a = take - 1
+        moves[2 * n] = state[S_TO_MOVE]
+        moves[2 * n + 1] = a
+        n += 1
+        apply_action(consts, state, a)
+    returns(consts, state, out)
+    return n, rng
+
+
+@njit(cache=True)
+def quality(consts, state, winner):
+    """No qualitative measure for Nim (the qualitative bonus stays off)."""
+    return 0.0
