@@ -6,8 +6,10 @@ import pytest
 
 import mctslab
 from mctslab import codegen
+from mctslab.agents import make_agent
+from mctslab.errors import SpecError
 from mctslab.games import generic_template, go_kernels, go_patterns, go_style_kernels
-from mctslab.games.go_playouts import go_style_playout
+from mctslab.games.go_playouts import go_style_playout, nogo_go_style_playout
 from mctslab.rng import seed_state
 
 
@@ -104,3 +106,63 @@ def test_go_style_kernels_module_searches_with_the_contract():
     )
     assert total > 50 * 10
     assert go_style_kernels.random_playout is go_style_playout
+
+
+def _pattern_points(game, state, last):
+    """Legal empty 8-neighbours of ``last`` whose 3x3 neighbourhood is in the pattern table."""
+    size = game.params.size
+    board = game.board(state.array)
+    legal = set(state.legal_actions())
+    r0, c0 = divmod(last, size)
+    found = set()
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            r, c = r0 + dr, c0 + dc
+            if (dr, dc) == (0, 0) or not (0 <= r < size and 0 <= c < size) or board[r, c]:
+                continue
+            code = 0
+            order = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+            for i, (a, b) in enumerate(order):
+                rr, cc = r + a, c + b
+                v = int(board[rr, cc]) if 0 <= rr < size and 0 <= cc < size else 3
+                code |= v << (2 * i)
+            if go_patterns.TABLE[code] and r * size + c in legal:
+                found.add(r * size + c)
+    return found
+
+
+@pytest.mark.parametrize("size", [5, 7])
+def test_nogo_go_style_playouts_are_legal_and_play_patterns_first(size):
+    game = mctslab.load_game(f"nogo(size={size})")
+    moves, out = _buffers(game)
+    rnd = np.random.default_rng(size)
+    pattern_moves = 0
+    for seed in range(30):
+        state = game.new_initial_state()
+        for _ in range(int(rnd.integers(1, 6))):
+            state.apply_action(int(rnd.choice(state.legal_actions())))
+        last = state.history[-1]
+        expected = _pattern_points(game, state, last)
+        replay = state.clone()
+        n, _ = nogo_go_style_playout(
+            game.consts, state.array, seed_state(seed), moves, out, np.int64(last)
+        )
+        if expected:
+            assert int(moves[1]) in expected
+            pattern_moves += 1
+        for i in range(n):
+            assert replay.current_player() == moves[2 * i]
+            assert int(moves[2 * i + 1]) in replay.legal_actions()
+            replay.apply_action(int(moves[2 * i + 1]))
+        assert replay.is_terminal() and state.is_terminal() and replay.returns() == list(out)
+    assert pattern_moves > 0
+
+
+def test_go_playout_policy_through_the_agent():
+    game = mctslab.load_game("go(size=5,komi=0.5)")
+    state = game.new_initial_state()
+    state.apply_move("C3")
+    agent = make_agent("mcts(sims=300,playout=go)", game, seed=1)
+    assert agent.step(state) in state.legal_actions()
+    with pytest.raises(SpecError, match="allowed: go, uniform"):
+        make_agent("mcts(sims=300,playout=nf)", game, seed=1)

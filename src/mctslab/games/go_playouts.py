@@ -14,6 +14,11 @@ move of :func:`go_style_playout`, for the player to move, when the last move was
    (:mod:`mctslab.games.go_patterns`); one is drawn uniformly.
 3. **Random.** Otherwise a uniform playable point, as in the random playout; with none, a pass.
 
+:func:`nogo_go_style_playout` is the NoGo version (the NoGo paper's "Go playouts against naive
+ones in NoGo"): capturing is illegal there, so step 1 does not exist; step 2 takes a legal
+pattern point around the last move; step 3 is NoGo's uniform legal draw; a player with no legal
+move loses.
+
 Every candidate must be *playable* (legal, superko included, and not an own eye), so the playout
 is a legal game that ends, like the random one, in a position area scoring counts exactly.
 
@@ -27,6 +32,7 @@ Go never pays for it.
 import numpy as np
 from numba import njit
 
+from mctslab.games import nogo_kernels as nk
 from mctslab.games.go_kernels import (
     A_GRP,
     A_LN,
@@ -83,13 +89,16 @@ def _escapes(state, q, col, g, w, pp):
 
 
 @njit(inline="always")
-def _code(state, q, w):
-    """The 3x3 neighbourhood code of padded point ``q`` (go_patterns: NW, N, NE, W, E, SW, S,
-    SE, two bits each)."""
+def _code(state, q, w, header):
+    """The 3x3 neighbourhood code of padded point ``q`` of a board at ``header`` (go_patterns:
+    NW, N, NE, W, E, SW, S, SE, two bits each); a point before the board (NoGo's layout has no
+    row before the top-left corner's NW diagonal) is off the board."""
     code = 0
     shift = 0
     for d in (-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1):
-        code |= np.int64(state[U(HEADER + q + d)]) << shift
+        y = q + d
+        v = np.int64(BORDER) if y < 0 else np.int64(state[U(header + y)])
+        code |= v << shift
         shift += 2
     return code
 
@@ -129,7 +138,7 @@ def go_style_point(consts, state, rng, cand, w, pp):
                 q = lp + d
                 if (
                     state[U(HEADER + q)] == EMPTY
-                    and TABLE[_code(state, q, w)] != 0
+                    and TABLE[_code(state, q, w, HEADER)] != 0
                     and playable(consts, state, q, col, w, pp)
                 ):
                     cand[k] = q
@@ -152,4 +161,50 @@ def go_style_playout(consts, state, rng, moves, out):
         play_point(consts, state, point, moves, n)
         n += 1
     returns(consts, state, out)
+    return n, rng
+
+
+@njit(cache=True)
+def nogo_go_style_playout(consts, state, rng, moves, out, last):
+    """NoGo with Go-style moves (module doc): a legal 3x3-pattern point around the last move
+    (``last``: the action played just before the playout, -1 if unknown), else NoGo's uniform
+    legal draw; the contract of ``random_playout`` plus ``last``."""
+    w = np.int64(consts[nk.C_W])
+    pp = consts[nk.C_P]
+    nn = consts[nk.C_N]
+    c0 = nk.HEADER + nk.N_PADDED_ARRAYS * pp
+    cand = np.empty(8, dtype=np.int64)
+    n = 0
+    while state[nk.S_WINNER] < 0:
+        c = state[nk.S_TO_MOVE]
+        col = c + 1
+        found = -1
+        if last >= 0:
+            lp = consts[nk.C_TABLES + last]
+            k = 0
+            for d in (-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
+                q = lp + d
+                if (
+                    state[U(nk.HEADER + q)] == nk.EMPTY
+                    and TABLE[_code(state, q, w, nk.HEADER)] != 0
+                    and nk._is_legal(state, q, col, w, pp)
+                ):
+                    cand[k] = q
+                    k += 1
+            if k > 0:
+                rng, i = below(rng, k)
+                found = cand[i]
+        if found < 0:
+            found, rng = nk.draw_legal(state, rng, c, w, pp, c0 + c * nn)
+        if found < 0:
+            state[nk.S_WINNER] = 1 - c
+            break
+        nk._place(state, found, col, w, pp)
+        last = consts[nk.C_TABLES + nn + found]
+        moves[2 * n] = c
+        moves[2 * n + 1] = last
+        n += 1
+        state[nk.S_NMOVES] += 1
+        state[nk.S_TO_MOVE] = 1 - c
+    nk.returns(consts, state, out)
     return n, rng

@@ -1,0 +1,43 @@
+"""Go playout policies (:mod:`mctslab.playouts`): ``go``, the MoGo-style playout of
+:mod:`mctslab.games.go_playouts`; ``uniform`` with modifiers (decisive, anti-decisive, LGRF,
+PoolRAVE) is the generic contract version (:mod:`mctslab.playouts.generic`), whose uniform moves
+include passes and eye fills. The ``go`` base takes no modifier: combined with one it stops the
+search with an error rather than silently ignoring it."""
+
+from numba import njit
+
+from mctslab import codegen
+from mctslab.games import go_kernels
+from mctslab.games.go_kernels import (  # noqa: F401  (the contract, re-exported)
+    STATE_DTYPE,
+    apply_action,
+    apply_chance,
+    chance_outcomes,
+    current_player,
+    init_state,
+    legal_actions,
+    random_playout,
+    returns,
+)
+from mctslab.games.go_playouts import go_style_playout
+from mctslab.playouts import generic
+from mctslab.playouts.common import BASE_GO, PL_ANTI, PL_BASE, PL_DECISIVE, PL_LGRF, PL_POOL_K
+
+_generic = codegen.specialize(generic, go_kernels)
+BASES = frozenset({"uniform", "go"})
+
+
+@njit(cache=True)
+def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+    """The Go-style playout for ``pol[PL_BASE] == BASE_GO``, else the generic one."""
+    if pol[PL_BASE] != BASE_GO:
+        return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+    if pol[PL_DECISIVE] or pol[PL_ANTI] or pol[PL_LGRF] or pol[PL_POOL_K]:
+        raise ValueError("playout=go takes no decisive, antidecisive, lgrf or pool modifier")
+    return go_style_playout(consts, state, rng, moves, out)
+
+
+@njit(cache=True)
+def quality(consts, state, winner):
+    """No qualitative measure for Go yet (the qualitative bonus stays off)."""
+    return 0.0
