@@ -273,7 +273,13 @@ def _grid(tr: TableResult, value: str) -> list[str]:
                 cells.append("")
                 continue
             mark = " †" if _outside(cr, value, t.source_games) else ""
-            src = f"<br>source {cr.cell.source}{mark}" if cr.cell.source is not None else ""
+            src = ""
+            if cr.cell.source is not None:
+                x = source_value(cr.cell.source, value, t.source_games)
+                shown = cr.cell.source
+                if value == "wins" and x is not None:
+                    shown = f"{cr.cell.source}/{t.source_games} = {100 * x:.0f}%"
+                src = f"<br>source {shown}{mark}"
             cells.append(_ours(cr, value) + src)
         out.append(f"| {row} | " + " | ".join(cells) + " |")
     first = tr.cells[0].cell if tr.cells else None
