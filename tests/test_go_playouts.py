@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 
 import mctslab
-from mctslab import codegen
 from mctslab.agents import make_agent
 from mctslab.errors import SpecError
-from mctslab.games import generic_template, go_kernels, go_patterns, go_style_kernels
+from mctslab.games import go_kernels, go_patterns
 from mctslab.games.go_playouts import go_style_playout, nogo_go_style_playout
 from mctslab.rng import seed_state
 
@@ -94,18 +93,6 @@ def test_pattern_table_matches_moggy_patterns_under_symmetry_and_colour_swap():
     swapped = sum(swap[c] << (2 * i) for i, c in enumerate(cells))
     assert (table[swapped] == table).all()
     assert 0 < table.sum() < 4**8 // 4
-
-
-def test_go_style_kernels_module_searches_with_the_contract():
-    kern = codegen.specialize(generic_template, go_style_kernels)
-    game = mctslab.load_game("go(size=5,komi=0.5)")
-    moves, out = _buffers(game)
-    totals = np.zeros(2)
-    total, _ = kern.run_playouts(
-        game.consts, game.new_initial_state().array, 50, seed_state(3), moves, out, totals
-    )
-    assert total > 50 * 10
-    assert go_style_kernels.random_playout is go_style_playout
 
 
 def _pattern_points(game, state, last):

@@ -22,11 +22,11 @@ move loses.
 Every candidate must be *playable* (legal, superko included, and not an own eye), so the playout
 is a legal game that ends, like the random one, in a position area scoring counts exactly.
 
-Wiring. The function has ``random_playout``'s signature. :data:`mctslab.games.go_style_kernels`
-is the Go kernels module with ``random_playout`` replaced by it, so any compiled template
-specialised on that module (``codegen.specialize(template, go_style_kernels)``) searches with
-Go-style playouts; the patterns table is built on first import of this module (~0.1 s), so plain
-Go never pays for it.
+Wiring. Both functions have ``random_playout``'s signature (the NoGo one takes ``last`` too).
+``mcts(playout=go)`` selects the Go one through the playout-policy mechanism
+(:mod:`mctslab.playouts`, :mod:`mctslab.games.go_policies`); for NoGo, ``nogo_policies`` is to
+call :func:`nogo_go_style_playout` for ``playout=go`` (not wired yet). The pattern table is built when this module is
+first imported (~0.1 s), so plain Go and NoGo never pay for it.
 """
 
 import numpy as np
