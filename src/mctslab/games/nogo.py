@@ -14,13 +14,11 @@ import pydantic
 from pydantic import Field
 
 from mctslab.errors import IllegalMoveError
-from mctslab.games import coords, nogo_kernels
+from mctslab.games import coords, go_board, nogo_kernels
 from mctslab.games.base import Game, State
 from mctslab.games.registry import register
 
 _K = nogo_kernels
-#: board characters accepted by :meth:`NoGoGame.state_from_ascii`
-_CHAR_COLOUR = {".": 0, "+": 0, "X": 1, "x": 1, "O": 2, "o": 2}
 _NAMES = ("Black (X)", "White (O)")
 
 
@@ -69,14 +67,7 @@ class NoGoGame(Game):
         return np.asarray(state[_K.HEADER + idx], dtype=np.int64).reshape(self.size, self.size)
 
     def render(self, state: np.ndarray) -> str:
-        size = self.size
-        letters = " ".join(coords.GO_LETTERS[:size])
-        lines = [f"   {letters}"]
-        b = self.board(state)
-        for r in range(size):
-            row = " ".join(".XO"[int(v)] for v in b[r])
-            lines.append(f"{size - r:2d} {row} {size - r:<2d}".rstrip())
-        lines.append(f"   {letters}")
+        lines = go_board.render_board(self.board(state))
         winner = int(state[_K.S_WINNER])
         if winner >= 0:
             won, lost = _NAMES[winner], _NAMES[1 - winner]
@@ -96,22 +87,8 @@ class NoGoGame(Game):
         without a liberty.
         """
         size = self.size
-        rows = []
-        for line in text.strip("\n").splitlines():
-            marks = "".join(ch for ch in line if not ch.isspace() and not ch.isdigit())
-            if not marks or marks.upper() == coords.GO_LETTERS[:size] or "(" in line:
-                continue
-            bad = sorted(set(marks) - set(_CHAR_COLOUR))
-            if bad:
-                raise ValueError(f"unknown board characters {bad}: use X, O and . (or +)")
-            rows.append([_CHAR_COLOUR[ch] for ch in marks])
-        if len(rows) != size or any(len(r) != size for r in rows):
-            raise ValueError(f"expected {size} rows of {size} points, got {[len(r) for r in rows]}")
-        if isinstance(to_move, str):
-            to_move = {"X": 0, "B": 0, "O": 1, "W": 1}.get(to_move.upper(), to_move)
-        if to_move not in (0, 1):
-            raise ValueError(f"to_move must be 0 (Black) or 1 (White), got {to_move!r}")
-        colours = np.array(rows, dtype=np.int32).reshape(-1)
+        colours = go_board.parse_board(text, size)
+        to_move = go_board.parse_to_move(to_move)
         array = np.zeros(self.spec.state_size, dtype=_K.STATE_DTYPE)
         bad = _K.setup_position(self.consts, array, colours, int(to_move))
         if bad:
