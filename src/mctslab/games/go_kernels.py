@@ -62,6 +62,7 @@ from mctslab.games.common_kernels import (  # noqa: F401  (contract kernels)
     apply_chance,
     chance_outcomes,
 )
+from mctslab.games.go_groups import add_stone
 from mctslab.rng import below
 
 STATE_DTYPE = np.int32
@@ -267,58 +268,14 @@ def _place(consts, state, p, col, capture):
     b0 = HEADER
     g0 = HEADER + A_GRP * pp
     x0 = HEADER + A_NXT * pp
-    z0 = HEADER + A_SIZE * pp
     ln0 = HEADER + A_LN * pp
     ls0 = HEADER + A_LS * pp
     lq0 = HEADER + A_LQ * pp
     _remove_empty(state, p, pp)
-    state[U(b0 + p)] = col
     k = _zkey(consts, col, p)
     state[S_HLO] ^= consts[k]
     state[S_HHI] ^= consts[k + 1]
-    n = 0
-    s = 0
-    sq = 0
-    p2 = p * p
-    for d in (-1, 1, -w, w):
-        q = p + d
-        v = state[U(b0 + q)]
-        if v == EMPTY:
-            n += 1
-            s += q
-            sq += q * q
-        elif v != BORDER:
-            g = state[U(g0 + q)]
-            state[U(ln0 + g)] -= 1
-            state[U(ls0 + g)] -= p
-            state[U(lq0 + g)] -= p2
-    state[U(g0 + p)] = p
-    state[U(x0 + p)] = p
-    state[U(z0 + p)] = 1
-    state[U(ln0 + p)] = n
-    state[U(ls0 + p)] = s
-    state[U(lq0 + p)] = sq
-    for d in (-1, 1, -w, w):
-        q = p + d
-        if state[U(b0 + q)] == col:
-            g1 = state[U(g0 + p)]
-            g2 = state[U(g0 + q)]
-            if g1 != g2:
-                if state[U(z0 + g1)] < state[U(z0 + g2)]:
-                    g1, g2 = g2, g1
-                state[U(z0 + g1)] += state[U(z0 + g2)]
-                state[U(ln0 + g1)] += state[U(ln0 + g2)]
-                state[U(ls0 + g1)] += state[U(ls0 + g2)]
-                state[U(lq0 + g1)] += state[U(lq0 + g2)]
-                x = g2
-                while True:
-                    state[U(g0 + x)] = g1
-                    x = state[U(x0 + x)]
-                    if x == g2:
-                        break
-                t = state[U(x0 + g1)]
-                state[U(x0 + g1)] = state[U(x0 + g2)]
-                state[U(x0 + g2)] = t
+    add_stone(state, p, col, w, pp, HEADER)
     captured = 0
     if not capture:
         return 0
