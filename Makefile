@@ -16,12 +16,14 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # Debian packages the tests use: chromium (the browser tests drive it with Playwright; browser
-# downloads do not work here) and graphviz (`dot`, for the search-tree pictures). Installed with
+# downloads do not work here), graphviz (`dot`, for the search-tree pictures) and gnugo (the GTP
+# game against GNU Go, tests/test_gtp_gnugo.py). Installed with
 # apt-get only when missing (as root, e.g. in CI); quickly skipped when present.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
+	test -x /usr/games/gnugo || missing="$$missing gnugo"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing Debian packages:$$missing"; \
