@@ -153,3 +153,14 @@ def test_go_playout_policy_through_the_agent():
     assert agent.step(state) in state.legal_actions()
     with pytest.raises(SpecError, match="allowed: go, uniform"):
         make_agent("mcts(sims=300,playout=nf)", game, seed=1)
+
+
+@pytest.mark.parametrize(
+    "spec", ["mcts(sims=300,preset=rave)", "mcts(sims=300,lgrf=true)", "mcts(sims=300,qbr=true)"]
+)
+def test_enhancements_search_go(spec):
+    game = mctslab.load_game("go(size=5,komi=0.5)")
+    state = game.new_initial_state()
+    state.apply_move("C3")
+    result = make_agent(spec, game, seed=2).search(state)
+    assert result.action in state.legal_actions() and result.simulations == 300
