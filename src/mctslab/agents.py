@@ -192,6 +192,68 @@ class MctsAgent(Agent):
         self._uct.reset()
 
 
+class MdpParams(pydantic.BaseModel):
+    model_config = _STRICT
+    d: int = Field(10, ge=1, le=10_000, description="depth limit (the book's d)")
+    c: float = Field(100.0, ge=0, description="exploration constant, in reward units")
+    gamma: float = Field(1.0, ge=0, le=1, description="discount")
+    leaf: Literal["rollout", "zero", "heuristic"] = Field("rollout", description="leaf value U")
+    rollout_depth: int = Field(
+        10, ge=0, le=1_000_000, description="steps of a rollout leaf (0: to the end)"
+    )
+    h_weight: float = Field(1.0, gt=0, description="weight of the heuristic leaf")
+    open_loop: bool = Field(False, description="key statistics by action sequence, not state")
+    reuse: bool = Field(True, description="keep N and Q between the moves of a game")
+    max_states: int = Field(1 << 19, ge=16, le=1 << 26, description="hash-table slots")
+    sims: int | None = Field(None, ge=1, description="simulations per move (1000 without time)")
+    time: float | None = Field(None, gt=0, description="seconds per move")
+    seed: int | None = Field(None, ge=0, description="random seed")
+
+
+class MdpAgent(Agent):
+    NAME = "mdp"
+    DESCRIPTION = "the book's MDP MCTS (Algorithms 9.6/9.7): depth d, c, gamma, leaf value"
+    Params = MdpParams
+    DEFAULT_SIMS = 1000
+
+    def __init__(self, spec_string: str, game: Game, params: MdpParams, seed: int):
+        from mctslab.search.mdp import Mdp, MdpConfig
+
+        super().__init__(spec_string, game)
+        self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
+        keys = ("d", "c", "gamma", "leaf", "rollout_depth", "h_weight", "open_loop", "reuse")
+        config = MdpConfig(max_states=params.max_states, **{k: getattr(params, k) for k in keys})
+        self._mdp = Mdp(game, config, seed)
+
+    def search(self, state: State) -> SearchResult:
+        return self._mdp.search(state, self.sims, self.time)
+
+    def reset(self) -> None:
+        super().reset()
+        self._mdp.reset()
+
+
+class ExpectimaxParams(pydantic.BaseModel):
+    model_config = _STRICT
+    depth: int = Field(0, ge=0, le=6, description="chance layers searched (0: by tile count)")
+    seed: int | None = Field(None, ge=0, description="unused (the search is deterministic)")
+
+
+class ExpectimaxAgent(Agent):
+    NAME = "expectimax"
+    DESCRIPTION = "2048 only: depth-limited expectimax with the usual heuristics (baseline)"
+    Params = ExpectimaxParams
+
+    def __init__(self, spec_string: str, game: Game, params: ExpectimaxParams, seed: int):
+        from mctslab.search.expectimax import Expectimax
+
+        super().__init__(spec_string, game)
+        self._search = Expectimax(game, params.depth)
+
+    def search(self, state: State) -> SearchResult:
+        return self._search.search(state)
+
+
 class GreedyParams(pydantic.BaseModel):
     model_config = _STRICT
     seed: int | None = Field(None, ge=0, description="unused (the agent is deterministic)")
@@ -221,7 +283,9 @@ class GreedyNimAgent(Agent):
         return SearchResult(action=take - 1, actions=state.legal_actions())
 
 
-def _budget(params: FlatParams | MctsParams, default_sims: int) -> tuple[int | None, float | None]:
+def _budget(
+    params: FlatParams | MctsParams | MdpParams, default_sims: int
+) -> tuple[int | None, float | None]:
     if params.sims is None and params.time is None:
         return default_sims, None
     return params.sims, params.time
@@ -237,7 +301,8 @@ _ENHANCEMENT_KEYS = (
 )  # fmt: skip
 
 _AGENTS: dict[str, type[Agent]] = {
-    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, GreedyNimAgent)
+    cls.NAME: cls
+    for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent, ExpectimaxAgent, GreedyNimAgent)
 }
 
 

@@ -105,27 +105,37 @@ def _make_player(spec: str, game, seed: int):
 @click.option("--black", "first", default="human", show_default=True, help="player 0's agent")
 @click.option("--white", "second", default="mcts", show_default=True, help="player 1's agent")
 @click.option("--seed", default=0, show_default=True, type=int)
-def play(game_spec, first, second, seed):
+@click.option("--agent", "solo", default=None, help="the agent of a one-player game (2048)")
+def play(game_spec, first, second, seed, solo):
     """Play one game of GAME; an agent spec or 'human' for each side.
 
     Agents are specs such as 'random', 'flat(sims=1000)' or 'mcts(sims=10000,c=0.7)'
-    (see `mctslab agents`).
+    (see `mctslab agents`). A one-player game (2048) takes --agent (default: as --black).
     """
     from mctslab.arena import play_game
 
     game = mctslab.load_game(game_spec)
-    players = [_make_player(first, game, seed), _make_player(second, game, seed + 1)]
+    if game.spec.num_players == 1:
+        players = [_make_player(solo or first, game, seed)]
+    else:
+        players = [_make_player(first, game, seed), _make_player(second, game, seed + 1)]
     click.echo(str(game.new_initial_state()))
 
     def show(state, player, action, agent):
         line = f"player {player} ({agent.spec_string}): {state.action_to_string(action, player)}"
         result = agent.last_result
         if result is not None and result.simulations:
-            line += f"  [{result.simulations} sims, win ratio {result.win_ratio:.2f}]"
+            label = "value" if game.spec.num_players == 1 else "win ratio"
+            line += f"  [{result.simulations} sims, {label} {result.win_ratio:.2f}]"
         click.echo(line)
         click.echo(str(state))
 
     record = play_game(game, players, rng_seed=seed, on_move=show)
+    if game.spec.num_players == 1:  # the final board, after the last tile appeared
+        final = game.new_initial_state()
+        for a in record.moves:
+            final.apply_action(a)
+        click.echo(str(final))
     click.echo(f"returns: {record.returns}")
 
 
@@ -223,6 +233,9 @@ def _print_dict(title: str, data: dict) -> None:
 
 
 # -- commands defined in their own modules (``cli_<area>.py``): one add_command line each ---------
+from mctslab.cli_2048 import bench_2048  # noqa: E402
+
+bench.add_command(bench_2048)
 from mctslab.cli_arena import demo, experiment, match, results  # noqa: E402
 
 main.add_command(match)

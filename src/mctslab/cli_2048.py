@@ -1,0 +1,149 @@
+"""``mctslab bench 2048``: many 2048 games by one agent at a fixed time per move.
+
+Reports the share of games reaching each tile (``reached``: "2048" -> 0.97 ...), the median and
+mean score, and moves per second. Games run in ``--workers`` processes (one game per task, each
+with its own seeds, so any game can be replayed with ``--seed``); ``--out FILE`` appends one JSON
+line per finished game, so a long run that is interrupted keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import click
+
+#: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 here
+#: (README "2048": MDP MCTS, open loop, depth 3 with the heuristic leaf; see docs/chance-and-mdp.md)
+DEFAULT_AGENT = "mdp(d=3,c=20000,leaf=heuristic,open_loop=true)"
+TILES = [2**e for e in range(7, 18)]
+
+
+def agent_with_time(spec: str, seconds: float) -> str:
+    """``spec`` with ``time=seconds`` added when it has a ``time`` key and no budget of its own."""
+    from mctslab import specstr
+    from mctslab.agents import _AGENTS
+
+    name, raw = specstr.parse(spec)
+    cls = _AGENTS.get(name.lower())
+    if cls is None or "time" not in cls.Params.model_fields or "sims" in raw or "time" in raw:
+        return spec
+    raw = dict(raw, time=repr(seconds))
+    return specstr.format_spec(name, raw)
+
+
+def play_one(agent_spec: str, seed: int, max_moves: int | None = None) -> dict:
+    """One game of 2048 by ``agent_spec``; chance from ``seed``. Returns score, max tile, moves
+    and the seconds the agent thought."""
+    import mctslab
+    from mctslab.agents import make_agent
+    from mctslab.games.g2048 import max_tile
+
+    game = mctslab.load_game("2048")
+    agent = make_agent(agent_spec, game, seed=seed)
+    chance = random.Random(seed)
+    state = game.new_initial_state()
+    moves = 0
+    thinking = 0.0
+    slowest = 0.0
+    while not state.is_terminal() and (max_moves is None or moves < max_moves):
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(chance.choices(outcomes, probs)[0])
+            continue
+        t0 = time.perf_counter()
+        action = agent.step(state)
+        dt = time.perf_counter() - t0
+        thinking += dt
+        slowest = max(slowest, dt)
+        state.apply_action(action)
+        moves += 1
+    return {
+        "seed": seed,
+        "score": int(state.returns()[0]),
+        "max_tile": max_tile(state.array),
+        "moves": moves,
+        "seconds": thinking,
+        "slowest_move": slowest,
+        "finished": state.is_terminal(),
+    }
+
+
+def summarise(agent_spec: str, seconds: float, games: list[dict]) -> dict:
+    """``reached`` (tile -> share of games whose largest tile is at least it), scores, speed."""
+    n = len(games)
+    scores = [g["score"] for g in games]
+    moves = sum(g["moves"] for g in games)
+    thinking = sum(g["seconds"] for g in games)
+    return {
+        "game": "2048",
+        "agent": agent_spec,
+        "time_per_move": seconds,
+        "games": n,
+        "reached": {str(t): sum(g["max_tile"] >= t for g in games) / n for t in TILES},
+        "median_score": statistics.median(scores) if n else 0,
+        "mean_score": statistics.fmean(scores) if n else 0.0,
+        "max_score": max(scores, default=0),
+        "mean_moves": moves / n if n else 0.0,
+        "moves_per_second": moves / thinking if thinking > 0 else 0.0,
+        "slowest_move": max((g["slowest_move"] for g in games), default=0.0),
+        "load_average": os.getloadavg()[0],
+    }
+
+
+@click.command("2048")
+@click.option("--games", "n_games", default=10, show_default=True, type=click.IntRange(1, 10**6))
+@click.option(
+    "--time-per-move", "seconds", default=0.1, show_default=True,
+    type=click.FloatRange(0.001, 3600), help="seconds per move (agents with a time key)",
+)  # fmt: skip
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256))
+@click.option("--agent", "agent_spec", default=DEFAULT_AGENT, show_default=True)
+@click.option("--seed", default=0, show_default=True, type=int, help="game i uses seed + i")
+@click.option("--out", type=click.Path(dir_okay=False), help="append one JSON line per game")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
+    """Play 2048 games with one agent at a fixed time per move: tiles reached, scores, speed."""
+    import mctslab
+    from mctslab.agents import make_agent
+
+    spec = agent_with_time(agent_spec, seconds)
+    make_agent(spec, mctslab.load_game("2048"))  # a bad spec fails before any game starts
+    results: list[dict] = []
+    seeds = [seed + i for i in range(n_games)]
+
+    def done(r: dict) -> None:
+        results.append(r)
+        if out:
+            with open(out, "a") as f:
+                f.write(json.dumps({"agent": spec, "time_per_move": seconds, **r}) + "\n")
+        if not as_json:
+            click.echo(
+                f"game {len(results)}/{n_games} (seed {r['seed']}): score {r['score']}, "
+                f"max tile {r['max_tile']}, {r['moves']} moves",
+                err=True,
+            )
+
+    if workers == 1:
+        for s in seeds:
+            done(play_one(spec, s))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for fut in as_completed([pool.submit(play_one, spec, s) for s in seeds]):
+                done(fut.result())
+    summary = summarise(spec, seconds, sorted(results, key=lambda r: r["seed"]))
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    reached = ", ".join(f"{t} {100 * p:.0f}%" for t, p in summary["reached"].items() if p > 0)
+    click.echo(f"2048 with {spec}, {n_games} games at {seconds} s/move")
+    click.echo(f"reached: {reached}")
+    click.echo(
+        f"median score {summary['median_score']:,.0f}, mean {summary['mean_score']:,.0f}; "
+        f"{summary['moves_per_second']:.1f} moves/s; slowest move "
+        f"{summary['slowest_move']:.3f} s; load average {summary['load_average']:.2f}"
+    )

@@ -1,0 +1,183 @@
+"""Depth-limited expectimax for 2048, the strong baseline (compiled; 2048 only).
+
+The tree alternates max nodes (the player's moves that change the board) and chance nodes (each
+empty cell, a 2 with probability 0.9 and a 4 with 0.1, uniformly over the empty cells)::
+
+    V_max(b, d, p)    = max_a V_chance(move(b, a), d, p)          (0 if no move changes b)
+    V_chance(b, d, p) = H(b)                                      if d = 0 or p < p_min
+                      = 1/E Σ_cells [0.9 V_max(b+2, d-1, 0.9 p/E) + 0.1 V_max(b+4, d-1, 0.1 p/E)]
+
+with ``E`` empty cells, ``p`` the probability of reaching the node and ``H`` the usual heuristic
+(:func:`mctslab.games.g2048_kernels.line_heuristic` over the 4 rows and 4 columns, looked up in a
+65,536-entry table). Rewards are left to the heuristic, as in nneonneo's 2048-ai (the source of
+the heuristic, the probability cut-off ``p_min = 1e-4`` and the transposition table): a chance
+node's value is cached per board with the depth it was searched to, and reused at that depth or
+less. ``depth`` counts chance layers (one move and one tile each); ``depth = 0`` picks it per
+move as nneonneo does, ``max(2, distinct tiles - 2)``, capped at 6.
+
+Boards are the kernels' 64-bit bitboards (exponents up to 15, the tile 32768). A move that would
+make a 65536 is not searched; on a board with a larger tile the agent falls back to the
+heuristic of the position after each legal move (the array kernels, exact).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from mctslab.errors import MctslabError
+from mctslab.games import g2048_kernels as k
+from mctslab.games.base import Game, State
+from mctslab.search.result import SearchResult
+
+#: probability below which a chance node is valued by the heuristic
+P_MIN = 1e-4
+#: transposition-table slots (a power of two), cleared before every search
+TT_SLOTS = 1 << 18
+_M4 = np.uint64(15)
+_M16 = np.uint64(0xFFFF)
+
+
+@njit(cache=True)
+def heuristic_table():
+    """``H`` of every packed line (65,536 entries)."""
+    t = np.empty(65536, dtype=np.float64)
+    for line in range(65536):
+        t[line] = k.line_heuristic(line & 15, (line >> 4) & 15, (line >> 8) & 15, line >> 12)
+    return t
+
+
+@njit(cache=True)
+def board_value(b, htab):
+    """``H(b)``: the table summed over the rows of ``b`` and of its transpose."""
+    t = k.transpose(b)
+    v = 0.0
+    for r in range(4):
+        sh = np.uint64(16 * r)
+        v += htab[np.int64((b >> sh) & _M16)] + htab[np.int64((t >> sh) & _M16)]
+    return v
+
+
+@njit(cache=True)
+def _max_node(consts, htab, b, depth, prob, tt_keys, tt_vals, tt_depth, stats):
+    best = 0.0
+    for a in range(4):
+        nb, reward = k.board_move(consts, b, a)
+        if reward < 0 or nb == b:
+            continue
+        v = _chance_node(consts, htab, nb, depth, prob, tt_keys, tt_vals, tt_depth, stats)
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _chance_node(consts, htab, b, depth, prob, tt_keys, tt_vals, tt_depth, stats):
+    if depth <= 0 or prob < P_MIN:
+        stats[0] += 1
+        return board_value(b, htab)
+    mask = np.uint64(tt_keys.shape[0] - 1)
+    slot = np.int64((b ^ (b >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40))
+    slot = np.int64(np.uint64(slot) & mask)
+    if tt_keys[slot] == b and tt_depth[slot] >= depth:
+        stats[1] += 1
+        return tt_vals[slot]
+    empty = k.board_empty(b)
+    total = 0.0
+    p2 = prob * 0.9 / empty
+    p4 = prob * 0.1 / empty
+    for i in range(16):
+        sh = np.uint64(4 * i)
+        if (b >> sh) & _M4 == 0:
+            v2 = _max_node(
+                consts, htab, b | (np.uint64(1) << sh), depth - 1, p2, tt_keys, tt_vals,
+                tt_depth, stats,
+            )  # fmt: skip
+            v4 = _max_node(
+                consts, htab, b | (np.uint64(2) << sh), depth - 1, p4, tt_keys, tt_vals,
+                tt_depth, stats,
+            )  # fmt: skip
+            total += 0.9 * v2 + 0.1 * v4
+    v = total / empty
+    tt_keys[slot] = b
+    tt_vals[slot] = v
+    tt_depth[slot] = depth
+    return v
+
+
+@njit(cache=True)
+def root_values(consts, htab, b, depth, values, tt_keys, tt_vals, tt_depth, stats):
+    """``values[a] = V_chance(move(b, a), depth, 1)`` for the moves that change ``b``, else -1."""
+    for a in range(4):
+        nb, reward = k.board_move(consts, b, a)
+        if reward < 0 or nb == b:
+            values[a] = -1.0
+        else:
+            values[a] = _chance_node(
+                consts, htab, nb, depth, 1.0, tt_keys, tt_vals, tt_depth, stats
+            )
+
+
+def auto_depth(b: int) -> int:
+    """nneonneo's depth rule: ``max(2, distinct tiles - 2)``, here capped at 6."""
+    tiles = {(b >> (4 * i)) & 15 for i in range(16)} - {0}
+    return min(6, max(2, len(tiles) - 2))
+
+
+class Expectimax:
+    """Expectimax search for 2048 (see the module docstring)."""
+
+    def __init__(self, game: Game, depth: int):
+        if game.spec.name != "2048":
+            raise MctslabError(f"expectimax plays 2048 only, not {game.spec.spec_string}")
+        self.game = game
+        self.depth = depth
+        self.htab = heuristic_table()
+        self.tt_keys = np.zeros(TT_SLOTS, dtype=np.uint64)
+        self.tt_vals = np.zeros(TT_SLOTS, dtype=np.float64)
+        self.tt_depth = np.zeros(TT_SLOTS, dtype=np.int32)
+        # load (or compile) the kernel now, not in the first timed search
+        root_values(
+            game.consts, self.htab, np.uint64(0x1001), 1, np.zeros(4), self.tt_keys, self.tt_vals,
+            self.tt_depth, np.zeros(2, dtype=np.int64),
+        )  # fmt: skip
+
+    def search(self, state: State) -> SearchResult:
+        start = time.perf_counter()
+        moves = state.legal_actions()
+        if not moves:
+            raise MctslabError("search needs a position with a player to move")
+        consts = self.game.consts
+        b, ok = k.pack(state.array)
+        values = np.full(4, -1.0)
+        stats = np.zeros(2, dtype=np.int64)
+        depth = 0
+        if ok:
+            depth = self.depth or auto_depth(int(b))
+            self.tt_keys[:] = 0
+            root_values(
+                consts, self.htab, np.uint64(b), depth, values, self.tt_keys, self.tt_vals,
+                self.tt_depth, stats,
+            )  # fmt: skip
+        if not ok or max(values[a] for a in moves) < 0:  # a tile above 32768: one exact ply
+            for a in moves:
+                after = state.clone()
+                after.apply_action(a)
+                values[a] = k.board_heuristic(after.array)
+        best = max(moves, key=lambda a: values[a])
+        elapsed = time.perf_counter() - start
+        return SearchResult(
+            action=best,
+            actions=moves,
+            values=[float(values[a]) for a in moves],
+            visits=[0 for _ in moves],
+            pv=[best],
+            simulations=int(stats[0]),
+            elapsed=elapsed,
+            sims_per_second=stats[0] / elapsed if elapsed > 0 else 0.0,
+            depth_max=depth,
+            depth_mean=float(depth),
+            depth_median=float(depth),
+        )

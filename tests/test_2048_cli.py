@@ -1,0 +1,73 @@
+"""``mctslab play 2048 --agent`` and ``mctslab bench 2048``; the expectimax baseline."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import mctslab
+from mctslab.agents import make_agent
+from mctslab.cli import main
+from mctslab.cli_2048 import agent_with_time, play_one, summarise
+
+
+def test_play_shows_board_and_score():
+    out = CliRunner().invoke(
+        main, ["play", "2048", "--agent", "mdp(sims=3,d=1,leaf=zero)", "--seed", "4"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "score" in out.output and "game over" in out.output
+    assert "player 0 (mdp(" in out.output and "value" in out.output
+
+
+def test_bench_json_fields_and_tiles():
+    args = ["bench", "2048", "--games", "2", "--agent", "expectimax(depth=1)", "--json"]
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["games"] == 2 and data["moves_per_second"] > 0
+    reached = data["reached"]
+    assert reached["128"] >= reached["256"] >= reached["2048"] >= reached["4096"]
+    assert all(0.0 <= v <= 1.0 for v in reached.values())
+    assert data["median_score"] > 0
+
+
+def test_bench_refuses_a_bad_agent():
+    out = CliRunner().invoke(main, ["bench", "2048", "--agent", "mdp(leaf=nope)"])
+    assert out.exit_code == 2 and "leaf" in out.output
+
+
+def test_time_is_added_only_without_a_budget():
+    assert agent_with_time("mdp(d=3)", 0.1) == "mdp(d=3,time=0.1)"
+    assert agent_with_time("mdp(sims=50)", 0.1) == "mdp(sims=50)"
+    assert agent_with_time("expectimax(depth=2)", 0.1) == "expectimax(depth=2)"
+
+
+def test_summary_counts_tiles_reached():
+    games = [
+        {"score": 100, "max_tile": 2048, "moves": 10, "seconds": 1.0, "slowest_move": 0.2},
+        {"score": 300, "max_tile": 4096, "moves": 30, "seconds": 1.0, "slowest_move": 0.1},
+        {"score": 200, "max_tile": 512, "moves": 20, "seconds": 1.0, "slowest_move": 0.1},
+    ]
+    s = summarise("x", 0.1, games)
+    assert s["reached"]["2048"] == pytest.approx(2 / 3) and s["reached"]["4096"] == pytest.approx(
+        1 / 3
+    )
+    assert s["median_score"] == 200 and s["moves_per_second"] == 20.0
+
+
+def test_a_seed_replays_the_same_game():
+    a = play_one("expectimax(depth=1)", seed=7, max_moves=150)
+    b = play_one("expectimax(depth=1)", seed=7, max_moves=150)
+    assert (a["score"], a["moves"], a["max_tile"]) == (b["score"], b["moves"], b["max_tile"])
+
+
+def test_expectimax_beats_random_moves_and_refuses_other_games():
+    game = mctslab.load_game("2048")
+    exp = play_one("expectimax(depth=1)", seed=1, max_moves=400)
+    rnd = play_one("random", seed=1, max_moves=400)
+    assert exp["score"] > rnd["score"]
+    with pytest.raises(mctslab.MctslabError, match="2048 only"):
+        make_agent("expectimax", mctslab.load_game("nim"))
+    state = game.state_from_board("2 4 8 16 / 32 64 128 256 / 4 . . 2 / . . 2 .")
+    assert make_agent("expectimax(depth=2)", game).step(state) in state.legal_actions()
