@@ -17,13 +17,17 @@ their arguments are converted from the type hints (``int``, ``float``, ``str``, 
 the minigo ``gtp_engine`` design.
 
 Time control (:class:`Clock`): ``time_settings main byo_yomi stones`` (Canadian byo-yomi) and
-``time_left colour seconds stones``. A move gets ``base = main_left / max(10, legal moves / 3) +
-0.8 * period / stones`` seconds (all of a byo-yomi period's time split over its stones once in
-byo-yomi), minus a safety margin (5% and 0.15 s, more than the Python work around a search), and
-never more than ``hard = min(3 base, a quarter of the main time left + the per-stone share)``.
-Hard moves get more: while the best and second-best moves are close (the second has at least
-:data:`CLOSE_RATIO` of the best's visits, or a better mean), the search goes on in steps of half
-the base time until the hard limit.
+``time_left colour seconds stones``. In main time a move gets ``base = usable / M + share / 2``
+and at most ``hard = min(3 base, usable / 4 + share / 2)`` seconds, where ``M = max(20, legal
+moves / 2)`` estimates the player's moves left, ``share = byo_yomi / stones`` and ``usable`` is the
+time left less a reserve (0.1 s, plus 0.01 s for each move the player may still have to make
+by the game's length bound in sudden death, for the work around each search; a search's
+minimum, one chunk of 8 simulations, is far below). In a byo-yomi period, ``base`` is the
+period's time left (less 0.01 s per stone and
+0.1 s) over its stones left and ``hard = 1.5 base``. So the clock never runs out even if every
+move took its hard limit (tested). Hard moves get more: while the best and second-best moves are
+close (the second has at least :data:`CLOSE_RATIO` of the best's visits, or a better mean), the
+search goes on in steps of half the base time until the hard limit.
 """
 
 from __future__ import annotations
@@ -49,6 +53,12 @@ from mctslab.search import SearchResult
 Colour = NewType("Colour", int)
 #: extend a search while the second-best move has this share of the best one's visits
 CLOSE_RATIO = 0.7
+#: seconds reserved per move still to play, for the work around a search (GTP, Python)
+MOVE_OVERHEAD = 0.01
+#: seconds never planned for
+SAFETY = 0.1
+#: the fewest moves a player is assumed still to play in main time
+MIN_MOVES_LEFT = 20.0
 #: the default agent of ``mctslab gtp``
 DEFAULT_AGENT = "mcts(sims=20000)"
 #: resign when the chosen move's win value is below this (0 never resigns)
@@ -202,22 +212,26 @@ class Clock:
         if main <= 0 and stones > 0:
             self.left, self.stones_left = period, stones
 
-    def budget(self, legal: int) -> tuple[float, float] | None:
-        """``(base, hard)`` seconds for the next move, or None without a time limit."""
+    def budget(self, legal: int, most_left: int) -> tuple[float, float] | None:
+        """``(base, hard)`` seconds for the next move, or None without a time limit (formulas in
+        the module doc); ``legal`` is the number of legal moves, a proxy for the moves left, and
+        ``most_left`` the most moves the player may still have to make (the game's length
+        bound)."""
         if self.unlimited:
             return None
         if self.stones_left > 0:  # in byo-yomi: this period's time over its stones
-            share = self.left / self.stones_left
-            usable = self.left - 0.05 * self.left - 0.15
-            base = min(share * 0.9, usable)
-            hard = min(share * 0.95 - 0.15, usable)
-        else:
-            byo = 0.8 * self.period / self.stones if self.stones > 0 else 0.0
-            usable = self.left * 0.95 - 0.15 + (byo if self.stones > 0 else 0.0)
-            base = min(self.left / max(10.0, legal / 3.0) + byo, usable)
-            hard = min(3 * base, self.left / 4 + byo, usable)
-        base = max(0.0, base)
-        return base, max(base, hard)
+            usable = max(0.0, self.left - MOVE_OVERHEAD * self.stones_left - SAFETY)
+            base = usable / self.stones_left
+            return base, min(usable, 1.5 * base)
+        moves_left = max(MIN_MOVES_LEFT, legal / 2.0)
+        share = self.period / self.stones if self.stones > 0 else 0.0
+        # sudden death keeps a reserve for the overhead of the moves still to come; with
+        # byo-yomi after the main time, the periods are that reserve
+        reserve = SAFETY + (MOVE_OVERHEAD * most_left if self.stones == 0 else 0.0)
+        usable = max(0.0, self.left - reserve)
+        base = usable / moves_left + 0.5 * share
+        hard = min(3 * base, usable / 4 + 0.5 * share)
+        return base, hard
 
     def spend(self, seconds: float) -> None:
         """Our own accounting between ``time_left`` messages."""
@@ -472,7 +486,9 @@ class Engine:
         return self.adapter.move_text(game, colour, action)
 
     def _search(self, state: State, colour: int) -> SearchResult:
-        budget = self.clocks[colour].budget(len(state.legal_actions()))
+        played = len(self.pos.moves)
+        most_left = (self.pos.game.spec.max_game_length - played + 1) // 2
+        budget = self.clocks[colour].budget(len(state.legal_actions()), most_left)
         agent = self.agent
         if budget is None or not hasattr(agent, "time"):
             return agent.search(state)
