@@ -1,0 +1,156 @@
+"""Hex playout policies, compiled against the Hex kernels' union-find.
+
+Policy playouts go move by move and stop at the win (the kernels' ``random_playout`` fills the
+board instead, which gives the same winner distribution but no game length for QBR).
+
+* ``decisive`` — the mover plays a cell that wins at once when there is one: an empty cell whose
+  own edge flags and same-coloured neighbouring groups touch both of the mover's edges (six
+  union-find lookups per cell; skipped while the mover has fewer than ``size - 1`` stones, since
+  a winning chain needs ``size`` of them).
+* ``antidecisive`` — otherwise, if the opponent has such a cell, the mover plays there (blocks).
+* then the Last Good Reply to the previous move, then a PoolRAVE pool move (each if the cell is
+  empty), else a uniformly random empty cell.
+
+With the swap rule, openings (fewer than two moves played) go to the generic contract policies.
+``quality`` is constant (no qualitative bonus for Hex).
+"""
+
+import numpy as np
+from numba import njit
+
+from mctslab import codegen
+from mctslab.games import hex_kernels
+from mctslab.games.hex_kernels import (  # noqa: F401  (the contract, re-exported)
+    C_EDGE,
+    C_N,
+    C_SIZE,
+    C_SWAP,
+    EDGE_BOTTOM,
+    EDGE_LEFT,
+    EDGE_RIGHT,
+    EDGE_TOP,
+    EMPTY,
+    S_COUNT,
+    S_TO_MOVE,
+    S_WINNER,
+    STATE_DTYPE,
+    B,
+    _find,
+    apply_action,
+    apply_chance,
+    chance_outcomes,
+    current_player,
+    init_state,
+    legal_actions,
+    random_playout,
+    returns,
+)
+from mctslab.playouts import generic
+from mctslab.playouts.common import PL_ANTI, PL_DECISIVE, lgr_reply, pool_move
+from mctslab.rng import below
+
+_generic = codegen.specialize(generic, hex_kernels)
+BASES = frozenset({"uniform"})
+
+
+@njit(inline="always")
+def _wins_at(consts, state, player, cell):
+    """Whether ``player`` connects their two edges by a stone at the empty ``cell``."""
+    n = consts[C_N]
+    u = B + n + 1
+    if player == 0:
+        e1, e2, f1, f2 = n, n + 1, EDGE_TOP, EDGE_BOTTOM
+    else:
+        e1, e2, f1, f2 = n + 2, n + 3, EDGE_LEFT, EDGE_RIGHT
+    r1 = _find(state, u, e1)
+    r2 = _find(state, u, e2)
+    e = consts[C_EDGE + cell]
+    t1 = (e & f1) != 0
+    t2 = (e & f2) != 0
+    nb = C_EDGE + n + 6 * cell
+    for k in range(6):
+        d = consts[nb + k]
+        if state[B + d] == player + 1:
+            r = _find(state, u, d)
+            t1 = t1 or r == r1
+            t2 = t2 or r == r2
+    return t1 and t2
+
+
+@njit(cache=True)
+def winning_cell(consts, state, player):
+    """The first empty cell where ``player`` wins at once, or -1."""
+    for c in range(consts[C_N]):
+        if state[B + c] == EMPTY and _wins_at(consts, state, player, c):
+            return c
+    return -1
+
+
+@njit(inline="always")
+def _first_win(consts, state, player, cells, k, stones):
+    if stones[player] < consts[C_SIZE] - 1:
+        return -1
+    for i in range(k):
+        if _wins_at(consts, state, player, cells[i]):
+            return np.int64(cells[i])
+    return -1
+
+
+@njit(cache=True)
+def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+    """Play to the win with the configured policy (see the module doc); ``random_playout``'s
+    contract plus ``last`` and the policy arrays (:mod:`mctslab.playouts.common`)."""
+    if consts[C_SWAP] != 0 and state[S_COUNT] <= 1:
+        return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+    n_cells = consts[C_N]
+    cells = np.empty(n_cells, dtype=np.int64)
+    pos = np.full(n_cells, -1, dtype=np.int64)
+    stones = np.zeros(2, dtype=np.int64)
+    k = 0
+    for c in range(n_cells):
+        v = state[B + c]
+        if v == EMPTY:
+            cells[k] = c
+            pos[c] = k
+            k += 1
+        else:
+            stones[v - 1] += 1
+    decisive = pol[PL_DECISIVE] != 0
+    anti = pol[PL_ANTI] != 0
+    n = 0
+    while state[S_WINNER] < 0:
+        p = np.int64(state[S_TO_MOVE])
+        a = np.int64(-1)
+        if decisive:
+            a = _first_win(consts, state, p, cells, k, stones)
+        if a < 0 and anti:
+            a = _first_win(consts, state, 1 - p, cells, k, stones)
+        if a < 0:
+            r = lgr_reply(ptab, pol, p, last)
+            if r >= 0 and state[B + r] == EMPTY:
+                a = r
+        if a < 0:
+            rng, r = pool_move(ptab, pol, pf, p, rng)
+            if r >= 0 and r < n_cells and state[B + r] == EMPTY:
+                a = r
+        if a < 0:
+            rng, j = below(rng, k)
+            a = cells[j]
+        j = pos[a]  # remove a from the empty cells
+        k -= 1
+        cells[j] = cells[k]
+        pos[cells[j]] = j
+        stones[p] += 1
+        apply_action(consts, state, a)
+        moves[2 * n] = p
+        moves[2 * n + 1] = a
+        n += 1
+        last = a
+    returns(consts, state, out)
+    return n, rng
+
+
+@njit(cache=True)
+def quality(consts, state, winner):
+    """No qualitative measure for Hex (the qualitative bonus stays off)."""
+    return 0.0

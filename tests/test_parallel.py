@@ -1,0 +1,35 @@
+"""Root parallelisation: the merged result is the sum of the workers' own searches."""
+
+import mctslab
+from mctslab.agents import make_agent
+from mctslab.search import Uct, UctConfig
+from mctslab.search.parallel import RootParallel
+
+
+def test_root_parallel_merges_the_workers_searches():
+    game = mctslab.load_game("hex(size=5)")
+    state = game.new_initial_state()
+    par = RootParallel(game, UctConfig(), seed=11, workers=2)
+    merged = par.search(state, 1001, None)
+    assert merged.simulations == 1001
+    singles = [Uct(game, UctConfig(), seed=11 + 7919 * i).search(state, s, None) for i, s in
+               enumerate((501, 500))]  # fmt: skip
+    visits = {a: 0 for a in merged.actions}
+    wins = {a: 0.0 for a in merged.actions}
+    for r in singles:
+        for a, n, v in zip(r.actions, r.visits, r.values, strict=True):
+            visits[a] += n
+            wins[a] += n * v
+    assert merged.visits == [visits[a] for a in merged.actions]
+    for a, v in zip(merged.actions, merged.values, strict=True):
+        assert abs(v - wins[a] / max(1, visits[a])) < 1e-6
+    best = max(merged.actions, key=lambda a: (visits[a], wins[a] / max(1, visits[a])))
+    assert merged.action == best
+
+
+def test_workers_key_makes_a_root_parallel_agent():
+    game = mctslab.load_game("nogo(size=5)")
+    agent = make_agent("mcts(sims=400,workers=2,preset=rave)", game, seed=3)
+    assert "workers=2" in agent.spec_string
+    result = agent.search(game.new_initial_state())
+    assert result.simulations == 400 and sum(result.visits) == 400

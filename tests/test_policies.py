@@ -1,0 +1,234 @@
+"""Playout policies: normal-form scores checked by hand and against a brute-force count, Hex
+one-move wins taken and blocked, the LGRF table, PoolRAVE pools, QBR bonuses by hand."""
+
+import math
+
+import numpy as np
+import pytest
+
+import mctslab
+from mctslab.errors import SpecError
+from mctslab.games import hex_policies, nogo_policies
+from mctslab.playouts import common
+from mctslab.rng import seed_state
+from mctslab.search import Uct, UctConfig, template
+
+
+def nf(game, text, player, two_sided=False):
+    """{action: score} of the legal moves of ``player`` (0 Black, 1 White)."""
+    state = game.state_from_ascii(text, to_move=player)
+    n = game.spec.num_distinct_actions
+    points = np.zeros(n, dtype=np.int64)
+    scores = np.zeros(n, dtype=np.int64)
+    k = nogo_policies.nf_scores(game.consts, state.array, player, two_sided, points, scores)
+    return dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True))
+
+
+def test_nf_scores_by_hand():
+    game = mctslab.load_game("nogo(size=3)")
+    # White at b3 (action 1) with liberties a3, c3, b2. Black at a3 (action 0): a3 is then
+    # Black's with the single liberty a2, so White loses a3 and a2 (a2 would capture): a = 2;
+    # Black loses only a3: b = 1; a - b = 1. c3 likewise. Anywhere else only the point itself
+    # goes for both: a - b = 0.
+    board = ". O .\n. . .\n. . ."
+    assert nf(game, board, 0) == {0: 1, 2: 1, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0}
+    # a - b - a' + b': if White played at a2 (action 3), a3 would be surrounded by White
+    # stones of two groups with three liberties each: suicide for Black. So b' = 2 (a2, a3),
+    # a' = 1 (a2 only; White could still play a3): a2 scores 0 + 1 = 1, c2 (5) likewise. At a3
+    # White would remove a3 from both (a' = b' = 1): still 1. Elsewhere 0.
+    assert nf(game, board, 0, two_sided=True) == {0: 1, 2: 1, 3: 1, 4: 0, 5: 1, 6: 0, 7: 0, 8: 0}
+    # Black at a3 and c3, White at b3 in atari (its one liberty is b2); White to move.
+    scores = nf(game, "X O X\n. . .\n. . .", 1)
+    assert 3 not in scores and 5 not in scores  # a2, c2 would capture a3, c3: illegal
+    # White b2 (action 4): b2 was already illegal for Black (it would capture b3), so a = 0;
+    # White loses b2 itself, and a2/c2 stay illegal for White: b = 1; a - b = -1.
+    assert scores[4] == -1
+    # White a1 (6): Black keeps every move (a2 still has a3's liberty a1? no: a1 is taken, but
+    # a2 still has b2), White loses a1: a = 1 (a1 was legal for Black), b = 1: 0.
+    assert scores[6] == 0
+
+
+def _legal_count(game, grid, player):
+    text = "\n".join(" ".join(".XO"[v] for v in row) for row in grid)
+    return len(game.state_from_ascii(text, to_move=player).legal_actions())
+
+
+def _brute_nf(game, grid, player, two_sided):
+    size = len(grid)
+    other = 1 - player
+    base_me, base_other = _legal_count(game, grid, player), _legal_count(game, grid, other)
+    text = "\n".join(" ".join(".XO"[v] for v in row) for row in grid)
+    mine = game.state_from_ascii(text, to_move=player).legal_actions()
+    theirs = set(game.state_from_ascii(text, to_move=other).legal_actions())
+    out = {}
+    for m in mine:
+        r, c = divmod(m, size)
+        after = [row[:] for row in grid]
+        after[r][c] = player + 1
+        a = base_other - _legal_count(game, after, other)
+        b = base_me - _legal_count(game, after, player)
+        score = a - b
+        if two_sided and m in theirs:
+            after[r][c] = other + 1
+            a2 = base_other - _legal_count(game, after, other)
+            b2 = base_me - _legal_count(game, after, player)
+            score += -a2 + b2
+        out[m] = score
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nf_scores_match_brute_force_counts(seed):
+    game = mctslab.load_game("nogo(size=5)")
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    for _ in range(int(rng.integers(4, 12))):
+        moves = state.legal_actions()
+        if state.is_terminal() or not moves:
+            break
+        state.apply_action(int(rng.choice(moves)))
+    if state.is_terminal():
+        pytest.skip("game over")
+    text = str(state)
+    grid = np.asarray(game.board(state.array)).reshape(5, 5).tolist()
+    player = state.current_player()
+    for two in (False, True):
+        assert nf(game, text, player, two) == _brute_nf(game, grid, player, two)
+
+
+def hex_state(game, moves):
+    state = game.new_initial_state()
+    for m in moves:
+        state.apply_action(m)
+    return state
+
+
+def first_playout_move(game, state, seed, **pol_keys):
+    pol = np.zeros(common.N_PL, dtype=np.int64)
+    pol[common.PL_NA] = game.spec.num_distinct_actions
+    pol[common.PL_NP] = 2
+    for key, value in pol_keys.items():
+        pol[getattr(common, key)] = value
+    s = state.array.copy()
+    moves = np.zeros(2 * game.spec.max_game_length + 2, dtype=np.int32)
+    out = np.zeros(2)
+    ptab = np.zeros(0, dtype=np.int32)
+    pf = np.zeros(common.N_PF)
+    _, _ = hex_policies.policy_playout(
+        game.consts, s, seed_state(seed), moves, out, -1, pol, ptab, pf
+    )
+    return int(moves[1]), out
+
+
+def test_hex_one_move_win_is_taken():
+    game = mctslab.load_game("hex(size=4)")
+    # Black b1 b2 b3 (column b, rows 1-3; actions 1, 5, 9); White d1 d2 d3. Black to move wins
+    # at a4 (12) or b4 (13).
+    state = hex_state(game, [1, 3, 5, 7, 9, 11])
+    assert hex_policies.winning_cell(game.consts, state.array.copy(), 0) == 12
+    for seed in range(20):
+        move, out = first_playout_move(game, state, seed, PL_DECISIVE=1)
+        assert move in (12, 13) and out[0] == 1.0
+    moves = {first_playout_move(game, state, seed)[0] for seed in range(40)}
+    assert len(moves) > 2  # uniform playouts do not always take it
+
+
+def test_hex_opponent_one_move_win_is_blocked():
+    game = mctslab.load_game("hex(size=4)")
+    # Black b1 b2 b3, White a4 and d1: Black threatens only b4 (13); White to move blocks.
+    state = hex_state(game, [1, 12, 5, 3, 9])
+    assert state.current_player() == 1
+    assert hex_policies.winning_cell(game.consts, state.array.copy(), 1) == -1
+    for seed in range(20):
+        assert first_playout_move(game, state, seed, PL_DECISIVE=1, PL_ANTI=1)[0] == 13
+
+
+def test_lgrf_table_after_a_won_and_a_lost_playout():
+    na = 10
+    ptab = np.full(2 * na, -1, dtype=np.int32)
+    action = np.array([-1, 3], dtype=np.int16)  # tree: the root's child 1 is action 3
+    path = np.array([0, 1], dtype=np.int32)
+    path_player = np.array([0, 1], dtype=np.int32)
+    # won by Black: Black 3 (tree), White 5, Black 7, White 2 (playout)
+    moves = np.array([1, 5, 0, 7, 1, 2], dtype=np.int32)
+    template.lgrf_update(ptab, na, path, path_player, action, 1, moves, 3, np.array([1.0, 0.0]))
+    expect = np.full(2 * na, -1)
+    expect[0 * na + 5] = 7  # Black's good reply to White's 5
+    assert ptab.tolist() == expect.tolist()  # White lost: nothing stored for White
+    # lost by Black: Black 1, White 5, Black 7 (all playout): White's reply 5 to 1 is stored,
+    # Black's reply 7 to 5 lost and is forgotten
+    moves = np.array([0, 1, 1, 5, 0, 7], dtype=np.int32)
+    template.lgrf_update(ptab, na, path, path_player, action, 0, moves, 3, np.array([0.0, 1.0]))
+    expect[0 * na + 5] = -1
+    expect[1 * na + 1] = 5
+    assert ptab.tolist() == expect.tolist()
+
+
+def test_pool_contents_are_the_best_root_amaf_moves():
+    na, k = 5, 2
+    pol = np.zeros(common.N_PL, dtype=np.int64)
+    pol[common.PL_NA], pol[common.PL_NP], pol[common.PL_POOL_K] = na, 2, k
+    ptab = np.full(common.ptab_size(2, na, False, k), -1, dtype=np.int32)
+    pstat = np.zeros(4 * na)
+    pstat[:na] = [1, 1, 1, 0, 2]  # Black's counts and means
+    pstat[2 * na : 3 * na] = [0.2, 0.9, 0.5, 0.0, 0.7]
+    pstat[na + 2] = 1  # White played only action 2
+    pstat[3 * na + 2] = 0.3
+    template.pool_rebuild(pstat, ptab, pol, 2)
+    pools = ptab[2 * na :]
+    assert pools[:k].tolist() == [1, 4]  # Black's best two means among played moves
+    assert pools[k] == 2 and pools[2 * k : 2 * k + 2].tolist() == [2, 1]  # White: 1 move
+
+    # In a search, the pool statistics are the AMAF statistics of the root for the root player.
+    game = mctslab.load_game("nogo(size=5)")
+    uct = Uct(game, UctConfig(rave="paper", pool=3), seed=4)
+    uct.search(game.new_initial_state(), 16 * 20, None)
+    kids = list(uct.tree.children(0))
+    acts = uct.tree.action[kids]
+    assert uct.pstat[acts].tolist() == uct.tree.amaf_n[kids].tolist()
+    means = uct.pstat[2 * 25 + acts]
+    np.testing.assert_allclose(means, uct.tree.amaf_v[kids], atol=1e-6)
+    best = sorted(range(len(acts)), key=lambda j: (-means[j], acts[j]))[:3]
+    assert uct.ptab[2 * 25 : 2 * 25 + 3].tolist() == [int(acts[j]) for j in best]
+
+
+def test_qbr_bonuses_by_hand():
+    q = np.zeros(2 * template.N_QSTATS)
+    q[0:3] = [4, 10.0, 16.0]  # Black's won lengths: 4 samples, mean 10, sigma sqrt(16/4) = 2
+    q[3:6] = [4, 5.0, 4.0]  # Black's qualities: mean 5, sigma 1
+    w = np.array([1.0, 0.0])
+    template.qbr_adjust(q, w, 8.0, 6.0, 0.25, 1.4, 2)
+    b = -1 + 2 / (1 + math.exp(-1.4 * 1.0))  # lambda_r = (10 - 8) / 2 = 1, lambda_q = 1
+    assert w[0] == pytest.approx(1 + 0.25 * 2 * b / 2)
+    assert w[1] == pytest.approx(-0.25 * 2 * b / 2)
+    assert q[0:3].tolist() == pytest.approx([5, 9.6, 16 + (8 - 10) * (8 - 9.6)])
+    # a draw changes nothing
+    w = np.array([0.5, 0.5])
+    template.qbr_adjust(q, w, 8.0, 6.0, 0.25, 1.4, 2)
+    assert w.tolist() == [0.5, 0.5] and q[0] == 5
+
+
+def test_policies_allocated_only_when_used_and_bad_base_named():
+    game = mctslab.load_game("hex(size=5)")
+    plain = Uct(game, UctConfig(), seed=1)
+    assert plain.ptab.shape == (0,) and plain.pstat.shape == (0,) and plain.qstats.shape == (0,)
+    assert plain.iparams[template.P_POLICY] == 0
+    with pytest.raises(SpecError, match=r"playout=nf is not available.*allowed: uniform"):
+        Uct(game, UctConfig(playout="nf"), seed=1)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["nim(n=20)", "nogo(size=5)", "hex(size=5)"],
+)
+def test_every_preset_searches(spec):
+    from mctslab.agents import PRESETS, make_agent
+
+    game = mctslab.load_game(spec)
+    for preset in PRESETS:
+        if preset == "nf" and not spec.startswith("nogo"):
+            continue
+        agent = make_agent(f"mcts(preset={preset},sims=200)", game, seed=1)
+        result = agent.search(game.new_initial_state())
+        assert result.action in game.new_initial_state().legal_actions()
+        assert sum(result.visits) == 200
