@@ -107,6 +107,60 @@ def search(game: Game, agent_spec: str, seed: int = 0) -> dict:
     }
 
 
+#: ``bench presets``: the agents compared with plain UCT (every ``mcts`` preset, the other NoGo
+#: playouts and a combination); a row is skipped where the game lacks the policy.
+PRESET_AGENTS = (
+    "mcts(preset=uct)",
+    "mcts(preset=rave)",
+    "mcts(preset=pool_rave)",
+    "mcts(preset=lgrf)",
+    "mcts(preset=rave,lgrf=true)",
+    "mcts(preset=decisive)",
+    "mcts(preset=nf)",
+    "mcts(playout=nf2)",
+    "mcts(playout=naive)",
+    "mcts(preset=qbr)",
+    "mcts(workers=2)",
+)
+
+
+def presets(
+    games: tuple[str, ...] = ("nogo(size=9)", "hex(size=11)"),
+    seconds: float = 1.0,
+    rounds: int = 3,
+    agents: tuple[str, ...] = PRESET_AGENTS,
+) -> list[dict]:
+    """Simulations per second of every enhancement from each game's initial state, ``seconds``
+    per search, and its cost relative to plain UCT measured in the same run: the agents take
+    turns (interleaved), ``rounds`` times, and each keeps its best round. ``relative`` is
+    (its sims/s) / (plain UCT's sims/s)."""
+    from mctslab.agents import make_agent
+    from mctslab.errors import SpecError
+    from mctslab.games import load_game
+
+    rows = []
+    for spec in games:
+        game = load_game(spec)
+        made = {}
+        for a in agents:
+            try:
+                made[a] = make_agent(a[:-1] + f",time={seconds})", game, seed=0)
+            except SpecError:
+                continue  # the policy does not exist for this game
+        best = dict.fromkeys(made, 0.0)
+        for _ in range(rounds):
+            for a, agent in made.items():
+                agent.reset()
+                r = agent.search(game.new_initial_state())
+                best[a] = max(best[a], r.sims_per_second)
+        base = best[agents[0]]
+        rows += [
+            {"game": spec, "agent": a, "sims_per_second": v, "relative": v / base}
+            for a, v in best.items()
+        ]
+    return rows
+
+
 #: (our game, C reference name, size, target playouts/s) — issue targets on this 2-core machine
 PLAYOUT_CASES = (
     ("nogo(size=9)", "nogo", 9, 200_000),

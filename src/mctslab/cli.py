@@ -236,6 +236,9 @@ def _print_dict(title: str, data: dict) -> None:
 from mctslab.cli_2048 import bench_2048  # noqa: E402
 
 bench.add_command(bench_2048)
+from mctslab.cli_presets import bench_presets  # noqa: E402
+
+bench.add_command(bench_presets)
 from mctslab.cli_arena import demo, experiment, match, results  # noqa: E402
 
 main.add_command(match)
