@@ -164,6 +164,28 @@ def go_style_playout(consts, state, rng, moves, out):
     return n, rng
 
 
+@njit(inline="always")
+def _nogo_draw_legal(state, rng, c, w, pp, base):
+    """NoGo's random_playout draw (written out there: as a helper it cost NoGo ~4%, measured):
+    draw a uniform legal point for player ``c`` from their candidate list (at ``base``):
+    an illegal draw is dropped from the list for good and the draw repeated, so the point is
+    uniform over the legal moves (rejection sampling from a superset). The point drawn leaves
+    the list too. Returns ``(point, rng)``, point -1 when the player has no legal move."""
+    cnt = state[nk.S_NCAND + c]
+    col = c + 1
+    found = -1
+    while cnt > 0:
+        rng, i = below(rng, cnt)
+        p = state[U(base + i)]
+        cnt -= 1
+        state[U(base + i)] = state[U(base + cnt)]
+        if nk._is_legal(state, p, col, w, pp):
+            found = p
+            break
+    state[nk.S_NCAND + c] = cnt
+    return found, rng
+
+
 @njit(cache=True)
 def nogo_go_style_playout(consts, state, rng, moves, out, last):
     """NoGo with Go-style moves (module doc): a legal 3x3-pattern point around the last move
@@ -195,7 +217,7 @@ def nogo_go_style_playout(consts, state, rng, moves, out, last):
                 rng, i = below(rng, k)
                 found = cand[i]
         if found < 0:
-            found, rng = nk.draw_legal(state, rng, c, w, pp, c0 + c * nn)
+            found, rng = _nogo_draw_legal(state, rng, c, w, pp, c0 + c * nn)
         if found < 0:
             state[nk.S_WINNER] = 1 - c
             break

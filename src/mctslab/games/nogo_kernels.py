@@ -198,27 +198,6 @@ def returns(consts, state, out):
     two_player_win_returns(state[S_WINNER], out)
 
 
-@njit(inline="always")
-def draw_legal(state, rng, c, w, pp, base):
-    """Draw a uniform legal point for player ``c`` from their candidate list (at ``base``):
-    an illegal draw is dropped from the list for good and the draw repeated, so the point is
-    uniform over the legal moves (rejection sampling from a superset). The point drawn leaves
-    the list too. Returns ``(point, rng)``, point -1 when the player has no legal move."""
-    cnt = state[S_NCAND + c]
-    col = c + 1
-    found = -1
-    while cnt > 0:
-        rng, i = below(rng, cnt)
-        p = state[U(base + i)]
-        cnt -= 1
-        state[U(base + i)] = state[U(base + cnt)]
-        if _is_legal(state, p, col, w, pp):
-            found = p
-            break
-    state[S_NCAND + c] = cnt
-    return found, rng
-
-
 @njit(cache=True)
 def random_playout(consts, state, rng, moves, out):
     """Uniform random legal moves to the end.
@@ -237,8 +216,19 @@ def random_playout(consts, state, rng, moves, out):
     if state[S_WINNER] < 0:
         c = state[S_TO_MOVE]
         while True:
+            base = c0 + c * nn
+            cnt = state[S_NCAND + c]
             col = c + 1
-            found, rng = draw_legal(state, rng, c, w, pp, c0 + c * nn)
+            found = -1
+            while cnt > 0:
+                rng, i = below(rng, cnt)
+                p = state[U(base + i)]
+                cnt -= 1
+                state[U(base + i)] = state[U(base + cnt)]
+                if _is_legal(state, p, col, w, pp):
+                    found = p
+                    break
+            state[S_NCAND + c] = cnt
             if found < 0:
                 state[S_WINNER] = 1 - c
                 break
