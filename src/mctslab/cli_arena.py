@@ -299,19 +299,29 @@ def results_show(db):
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["csv", "jsonl", "pgn"]),
+    type=click.Choice(["csv", "jsonl", "pgn", "sgf"]),
     default="csv",
     show_default=True,
-    help="pgn: result lines that Ordo and BayesElo read",
+    help="pgn: result lines that Ordo and BayesElo read; sgf: one file per board game",
 )
-@click.option("--out", default="-", show_default=True, help="output file ('-' = stdout)")
+@click.option(
+    "--out", default="-", show_default=True, help="output file ('-' = stdout); a folder for sgf"
+)
 @click.option("--run", "run_id", type=int, default=None, help="only this run")
 def results_export(db, fmt, out, run_id):
-    """Export the games in DB as CSV, JSON lines or PGN result lines (for Ordo / BayesElo)."""
+    """Export the games in DB as CSV, JSON lines, PGN result lines (for Ordo / BayesElo), or
+    SGF files (Go, NoGo, Hex) into a folder."""
     from mctslab import export
     from mctslab.store import ResultsStore
 
     _must_exist(db)
+    if fmt == "sgf":
+        if out == "-":
+            raise MctslabError("--format sgf writes one file per game: give a folder with --out")
+        with ResultsStore(db) as store:
+            written, skipped = export.export_sgf(store, Path(out), run_id)
+        click.echo(f"{written} SGF files written to {out} ({skipped} games without SGF skipped)")
+        return
     with ResultsStore(db) as store, click.open_file(out, "w") as f:
         n = export.EXPORTERS[fmt](store, f, run_id)
     if out != "-":

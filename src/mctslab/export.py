@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 from typing import TextIO
 
 from mctslab.store import ResultsStore
@@ -117,3 +118,31 @@ def export_pgn(store: ResultsStore, f: TextIO, run_id: int | None = None) -> int
 
 
 EXPORTERS = {"csv": export_csv, "jsonl": export_jsonl, "pgn": export_pgn}
+
+
+def export_sgf(store: ResultsStore, directory: Path, run_id: int | None = None) -> tuple[int, int]:
+    """One SGF file per stored board game (Go, NoGo, Hex) in ``directory``, named
+    ``run<id>-game<index>.sgf``, with the agents as player names and the run label as the event.
+    Games SGF has no notation for (Nim, 2048) are skipped. Returns ``(written, skipped)``."""
+    from mctslab.games import load_game
+    from mctslab.sgf import SGF_GAMES, write_sgf
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = skipped = 0
+    games = {}
+    for run, g in _games(store, run_id):
+        game = games.setdefault(g["game"], load_game(g["game"]))
+        if game.spec.name not in SGF_GAMES:
+            skipped += 1
+            continue
+        text = write_sgf(
+            game,
+            g["moves"],
+            black=g["players"][0],
+            white=g["players"][1],
+            event=run.label or f"mctslab run {run.id}",
+            date=g["finished_at"][:10],
+        )
+        (directory / f"run{g['run_id']}-game{g['game_index']}.sgf").write_text(text)
+        written += 1
+    return written, skipped

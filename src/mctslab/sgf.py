@@ -65,8 +65,12 @@ def _replay(game: Game, moves: Iterable[tuple[int, int]]) -> State:
     return state
 
 
+#: the games SGF records (the others have no SGF notation)
+SGF_GAMES = ("go", "nogo", "hex")
+
+
 def _kind(game: Game) -> str:
-    if game.NAME not in ("go", "nogo", "hex"):
+    if game.NAME not in SGF_GAMES:
         raise SgfError(f"SGF is written for go, nogo and hex, not {game.NAME}")
     return game.NAME
 
