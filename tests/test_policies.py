@@ -77,12 +77,12 @@ def _brute_nf(game, grid, player, two_sided):
     return out
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 def test_nf_scores_match_brute_force_counts(seed):
     game = mctslab.load_game("nogo(size=5)")
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
-    for _ in range(int(rng.integers(4, 12))):
+    for _ in range(int(rng.integers(4, 18))):
         moves = state.legal_actions()
         if state.is_terminal() or not moves:
             break
@@ -232,3 +232,25 @@ def test_every_preset_searches(spec):
         result = agent.search(game.new_initial_state())
         assert result.action in game.new_initial_state().legal_actions()
         assert sum(result.visits) == 200
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nogo_decisive_move_ends_the_game(seed):
+    game = mctslab.load_game("nogo(size=4)")
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    seen = 0
+    while not state.is_terminal():
+        player = state.current_player()
+        winning = set()
+        for m in state.legal_actions():
+            after = state.clone()
+            after.apply_action(m)
+            if after.is_terminal():
+                winning.add(m)
+        point = nogo_policies.decisive_point(game.consts, state.array.copy(), player)
+        action = -1 if point < 0 else int(game.consts[8 + 16 + point])
+        assert (action in winning) if winning else action == -1
+        seen += bool(winning)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert seen > 0 or seed != 0

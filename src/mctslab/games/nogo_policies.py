@@ -13,9 +13,14 @@
   ``a - b``, ``nf2`` among those maximising ``a - b - a' + b'``. Incremental: placing a stone at
   ``m`` can only change the legality of ``m``, its empty neighbours and the liberties of the groups
   adjacent to ``m`` (legality depends on a point's neighbours and on whether their groups are in
-  atari), so only those points are tested, before and after ``m`` on a scratch copy.
-* ``decisive`` — play a move after which the opponent has no legal move (the opponent's candidate
-  list is pruned on a scratch copy until a legal move shows, usually at once).
+  atari), so only those points are tested, before ``m`` and as they would be after it: the
+  groups next to ``m`` get their liberty sums after the move computed from the kernels' sums,
+  nothing is copied or played.
+* ``go`` — the Go-style (MoGo) playout adapted to NoGo, :func:`go_playouts.nogo_go_style_playout`
+  (the paper's "Go playouts" of section 3.3); it takes no other modifier.
+* ``decisive`` — play a move after which the opponent has no legal move (the opponent's
+  candidates are tested as they would be after the move, until a legal one shows, usually at
+  once).
 * Last Good Reply and PoolRAVE moves are tried before the base policy when they are legal.
 
 ``quality`` (QBR's qualitative bonus) is the winner's number of legal moves left at the end.
@@ -24,8 +29,12 @@
 import numpy as np
 from numba import njit
 
+from mctslab.games.go_playouts import _nogo_draw_legal, nogo_go_style_playout
 from mctslab.games.nogo_kernels import (  # noqa: F401  (the contract, re-exported)
     A_GRP,
+    A_LN,
+    A_LQ,
+    A_LS,
     A_NXT,
     BORDER,
     C_N,
@@ -54,94 +63,183 @@ from mctslab.games.nogo_kernels import (  # noqa: F401  (the contract, re-export
     returns,
 )
 from mctslab.playouts.common import (
+    BASE_GO,
     BASE_NAIVE,
     BASE_NF,
     BASE_NF2,
     PL_BASE,
     PL_DECISIVE,
+    PL_LGRF,
+    PL_POOL_K,
     lgr_reply,
     pool_move,
 )
 from mctslab.rng import below
 
-BASES = frozenset({"uniform", "naive", "nf", "nf2"})
+BASES = frozenset({"uniform", "naive", "nf", "nf2", "go"})
 
 
 @njit(inline="always")
-def _draw_candidate(consts, state, c, rng):
-    """A uniform legal move of player ``c`` from their candidate list (illegal candidates are
-    dropped for good, the drawn one leaves the list), or -1; returns ``(rng, point)``."""
-    w = consts[C_W]
-    pp = consts[C_P]
-    base = HEADER + N_PADDED_ARRAYS * pp + c * consts[C_N]
-    cnt = state[S_NCAND + c]
-    found = -1
-    while cnt > 0:
-        rng, i = below(rng, cnt)
-        p = state[U(base + i)]
-        cnt -= 1
-        state[U(base + i)] = state[U(base + cnt)]
-        if _is_legal(state, p, c + 1, w, pp):
-            found = p
-            break
-    state[S_NCAND + c] = cnt
-    return rng, found
-
-
-@njit(inline="always")
-def _affected(state, m, w, pp, aff, seen, stamp):
+def _affected(state, m, w, pp, aff, seen, stamp, gbuf, k, two_sided):
     """Collect into ``aff`` the points whose legality a stone at ``m`` may change: ``m``, its
-    empty neighbours and the liberties of its neighbouring groups. Returns their number."""
+    empty neighbours, and the liberties of the neighbouring groups whose atari status the move
+    changes (``gbuf`` from :func:`_after` for the mover at offset 0 and, with ``two_sided``, for
+    the opponent at offset 8). A point's legality depends only on its neighbours' colours and
+    on whether their groups are in atari, so no other point can change. Returns their number."""
     w = np.int64(w)
-    g0 = HEADER + A_GRP * pp
     x0 = HEADER + A_NXT * pp
+    ln0 = HEADER + A_LN * pp
+    ls0 = HEADER + A_LS * pp
+    lq0 = HEADER + A_LQ * pp
     aff[0] = m
     seen[m] = stamp
-    k = 1
+    n = 1
+    for d in (-1, 1, -w, w):
+        q = m + d
+        if state[U(HEADER + q)] == EMPTY and seen[q] != stamp:
+            seen[q] = stamp
+            aff[n] = q
+            n += 1
+    for j in range(k):
+        g = gbuf[j]
+        before = np.int64(_atari(state, g, ln0, ls0, lq0, 0, 0, 0))
+        if before == gbuf[4 + j] and not (two_sided and before != gbuf[12 + j]):
+            continue
+        s = g
+        while True:
+            for e in (-1, 1, -w, w):
+                r = s + e
+                if state[U(HEADER + r)] == EMPTY and seen[r] != stamp:
+                    seen[r] = stamp
+                    aff[n] = r
+                    n += 1
+            s = state[U(x0 + s)]
+            if s == g:
+                break
+    return n
+
+
+@njit(inline="always")
+def _atari(state, g, ln0, ls0, lq0, dn, ds, dq):
+    """Whether the group with representative ``g``, its pseudo-liberty sums changed by
+    ``(dn, ds, dq)``, has at most one distinct liberty (``ln lq == ls^2``, see the kernels)."""
+    n = np.int64(state[U(ln0 + g)]) + dn
+    s = np.int64(state[U(ls0 + g)]) + ds
+    q = np.int64(state[U(lq0 + g)]) + dq
+    return n * q == s * s
+
+
+@njit(inline="always")
+def _after(state, m, col, w, pp, gbuf, off):
+    """Describe the position after colour ``col`` plays the legal point ``m`` without playing it:
+    ``gbuf[0:4]`` the distinct groups adjacent to ``m``, ``gbuf[4:8]`` whether each is in atari
+    afterwards (an opponent group loses the liberty ``m`` once per adjacency; the mover's groups
+    merge with ``m`` into one group whose sums are theirs, less ``m``, plus ``m``'s empty
+    neighbours). Written at ``gbuf[off:off + 8]``. Returns ``(groups, merged group in atari)``."""
+    w = np.int64(w)
+    g0 = HEADER + A_GRP * pp
+    ln0 = HEADER + A_LN * pp
+    ls0 = HEADER + A_LS * pp
+    lq0 = HEADER + A_LQ * pp
+    k = 0
+    mn = np.int64(0)
+    ms = np.int64(0)
+    mq = np.int64(0)
+    m2 = np.int64(m) * np.int64(m)
     for d in (-1, 1, -w, w):
         q = m + d
         v = state[U(HEADER + q)]
         if v == EMPTY:
-            if seen[q] != stamp:
-                seen[q] = stamp
-                aff[k] = q
-                k += 1
+            mn += 1
+            ms += q
+            mq += np.int64(q) * np.int64(q)
         elif v != BORDER:
             g = state[U(g0 + q)]
-            s = g
-            while True:
-                for e in (-1, 1, -w, w):
-                    r = s + e
-                    if state[U(HEADER + r)] == EMPTY and seen[r] != stamp:
-                        seen[r] = stamp
-                        aff[k] = r
-                        k += 1
-                s = state[U(x0 + s)]
-                if s == g:
-                    break
-    return k
+            seen = False
+            for j in range(k):
+                if gbuf[off + j] == g:
+                    seen = True
+            if not seen:
+                gbuf[off + k] = g
+                gbuf[off + 4 + k] = v
+                k += 1
+    merged_atari = False
+    for j in range(k):
+        g = gbuf[off + j]
+        adj = np.int64(0)
+        for d in (-1, 1, -w, w):
+            adj += state[U(g0 + m + d)] == g and state[U(HEADER + m + d)] != EMPTY
+        if gbuf[off + 4 + j] != col:
+            gbuf[off + 4 + j] = _atari(state, g, ln0, ls0, lq0, -adj, -adj * m, -adj * m2)
+        else:
+            mn += np.int64(state[U(ln0 + g)]) - adj
+            ms += np.int64(state[U(ls0 + g)]) - adj * m
+            mq += np.int64(state[U(lq0 + g)]) - adj * m2
+            gbuf[off + 4 + j] = -1  # the mover's group: merged
+    merged_atari = mn * mq == ms * ms
+    for j in range(k):
+        if gbuf[off + 4 + j] == -1:
+            gbuf[off + 4 + j] = merged_atari
+    return k, merged_atari
 
 
 @njit(inline="always")
-def _removed(state, scratch, m, col, aff, k, w, pp):
+def _legal_after(state, x, colour, m, col, k, merged_atari, gbuf, off, w, pp):
+    """``_is_legal`` for ``colour`` at ``x`` in the position after ``col`` plays ``m`` (described
+    by :func:`_after`): the same test, reading the changed board point and atari statuses."""
+    if x == m or state[U(HEADER + x)] != EMPTY:
+        return False
+    w = np.int64(w)
+    g0 = HEADER + A_GRP * pp
+    ln0 = HEADER + A_LN * pp
+    ls0 = HEADER + A_LS * pp
+    lq0 = HEADER + A_LQ * pp
+    ok = False
+    for d in (-1, 1, -w, w):
+        q = x + d
+        if q == m:
+            v = col
+            atari = merged_atari
+        else:
+            v = state[U(HEADER + q)]
+            atari = False
+            if v != EMPTY and v != BORDER:
+                g = state[U(g0 + q)]
+                found = False
+                for j in range(k):
+                    if gbuf[off + j] == g:
+                        atari = gbuf[off + 4 + j] != 0
+                        found = True
+                if not found:
+                    atari = _atari(state, g, ln0, ls0, lq0, 0, 0, 0)
+        if v == EMPTY:
+            ok = True
+        elif v != BORDER:
+            if v != colour:
+                if atari:
+                    return False
+            elif not atari:
+                ok = True
+    return ok
+
+
+@njit(inline="always")
+def _removed(state, m, col, aff, k_aff, k, merged_atari, gbuf, off, w, pp):
     """Legal moves removed for colour ``col`` and for the other colour when ``col`` plays at
-    ``m`` (tested on the points in ``aff[:k]``, after ``m`` on ``scratch``)."""
+    ``m`` (described by :func:`_after` at ``off``), counted over ``aff[:k_aff]``, the only
+    points that can change."""
     other = 3 - col
-    before_me = 0
-    before_other = 0
-    for j in range(k):
+    lost_me = 0
+    lost_other = 0
+    for j in range(k_aff):
         x = aff[j]
-        before_me += _is_legal(state, x, col, w, pp)
-        before_other += _is_legal(state, x, other, w, pp)
-    scratch[:] = state
-    _place(scratch, m, col, w, pp)
-    after_me = 0
-    after_other = 0
-    for j in range(k):
-        x = aff[j]
-        after_me += _is_legal(scratch, x, col, w, pp)
-        after_other += _is_legal(scratch, x, other, w, pp)
-    return before_me - after_me, before_other - after_other
+        lost_me += _is_legal(state, x, col, w, pp) and not _legal_after(
+            state, x, col, m, col, k, merged_atari, gbuf, off, w, pp
+        )
+        lost_other += _is_legal(state, x, other, w, pp) and not _legal_after(
+            state, x, other, m, col, k, merged_atari, gbuf, off, w, pp
+        )
+    return lost_me, lost_other
 
 
 @njit(cache=True)
@@ -151,7 +249,7 @@ def nf_scores(consts, state, c, two_sided, points, scores):
     returns their number."""
     w = consts[C_W]
     pp = consts[C_P]
-    scratch = state.copy()
+    gbuf = np.zeros(16, dtype=np.int64)
     aff = np.empty(pp, dtype=np.int64)
     seen = np.zeros(pp, dtype=np.int64)
     col = c + 1
@@ -160,25 +258,30 @@ def nf_scores(consts, state, c, two_sided, points, scores):
         m = consts[C_TABLES + a]
         if not _is_legal(state, m, col, w, pp):
             continue
-        scores[k] = _nf_score(state, scratch, m, col, two_sided, aff, seen, k + 1, w, pp)
+        scores[k] = _nf_score(state, gbuf, m, col, two_sided, aff, seen, k + 1, w, pp)
         points[k] = a
         k += 1
     return k
 
 
 @njit(inline="always")
-def _nf_score(state, scratch, m, col, two_sided, aff, seen, stamp, w, pp):
-    n_aff = _affected(state, m, w, pp, aff, seen, stamp)
-    b, a = _removed(state, scratch, m, col, aff, n_aff, w, pp)
+def _nf_score(state, gbuf, m, col, two_sided, aff, seen, stamp, w, pp):
+    k, merged = _after(state, m, col, w, pp, gbuf, 0)
+    theirs = two_sided and _is_legal(state, m, 3 - col, w, pp)
+    merged2 = False
+    if theirs:
+        _, merged2 = _after(state, m, 3 - col, w, pp, gbuf, 8)
+    n_aff = _affected(state, m, w, pp, aff, seen, stamp, gbuf, k, theirs)
+    b, a = _removed(state, m, col, aff, n_aff, k, merged, gbuf, 0, w, pp)
     score = a - b
-    if two_sided and _is_legal(state, m, 3 - col, w, pp):
-        a2, b2 = _removed(state, scratch, m, 3 - col, aff, n_aff, w, pp)
+    if theirs:
+        a2, b2 = _removed(state, m, 3 - col, aff, n_aff, k, merged2, gbuf, 8, w, pp)
         score += b2 - a2  # a2 = a' (removed from the opponent), b2 = b' (from the mover)
     return score
 
 
 @njit(inline="always")
-def _nf_move(consts, state, scratch, aff, seen, stamp, c, two_sided, rng):
+def _nf_move(consts, state, gbuf, aff, seen, stamp, c, two_sided, rng):
     """A uniformly random move among player ``c``'s legal moves with the best normal-form score,
     or -1 (illegal candidates are dropped from the list on the way)."""
     w = consts[C_W]
@@ -197,7 +300,7 @@ def _nf_move(consts, state, scratch, aff, seen, stamp, c, two_sided, rng):
             state[U(base + i)] = state[U(base + cnt)]
             continue
         stamp += 1
-        score = _nf_score(state, scratch, m, col, two_sided, aff, seen, stamp, w, pp)
+        score = _nf_score(state, gbuf, m, col, two_sided, aff, seen, stamp, w, pp)
         if score > best:
             best = score
             chosen = m
@@ -213,33 +316,52 @@ def _nf_move(consts, state, scratch, aff, seen, stamp, c, two_sided, rng):
 
 
 @njit(inline="always")
-def _decisive(consts, state, scratch, c):
-    """A legal move of player ``c`` after which the opponent has no legal move, or -1."""
+def _decisive(consts, state, gbuf, c):
+    """A legal move of player ``c`` after which the opponent has no legal move, or -1 (the
+    opponent's candidates are tested in the position after the move, without playing it; a
+    legal one usually shows at once)."""
     w = consts[C_W]
     pp = consts[C_P]
-    base = HEADER + N_PADDED_ARRAYS * pp + c * consts[C_N]
+    nn = consts[C_N]
+    base = HEADER + N_PADDED_ARRAYS * pp + c * nn
+    obase = HEADER + N_PADDED_ARRAYS * pp + (1 - c) * nn
     col = c + 1
     for i in range(state[S_NCAND + c]):
         m = state[U(base + i)]
         if _is_legal(state, m, col, w, pp):
-            scratch[:] = state
-            _place(scratch, m, col, w, pp)
-            if _prune_until_legal(consts, scratch, 1 - c) == 0:
+            k, merged_atari = _after(state, m, col, w, pp, gbuf, 0)
+            wins = True
+            for j in range(state[S_NCAND + 1 - c]):
+                x = state[U(obase + j)]
+                if _legal_after(state, x, 2 - c, m, col, k, merged_atari, gbuf, 0, w, pp):
+                    wins = False
+                    break
+            if wins:
                 return m
     return -1
+
+
+@njit(cache=True)
+def decisive_point(consts, state, c):
+    """:func:`_decisive` for tests: a padded point where ``c`` wins at once, or -1."""
+    return _decisive(consts, state, np.zeros(16, dtype=np.int64), c)
 
 
 @njit(cache=True)
 def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
     """Play to the end with the configured policy (see the module doc); ``random_playout``'s
     contract plus ``last`` and the policy arrays (:mod:`mctslab.playouts.common`)."""
+    if pol[PL_BASE] == BASE_GO:
+        if pol[PL_DECISIVE] or pol[PL_LGRF] or pol[PL_POOL_K]:
+            raise ValueError("playout=go takes no decisive, lgrf or pool modifier")
+        return nogo_go_style_playout(consts, state, rng, moves, out, last)
     w = consts[C_W]
     pp = consts[C_P]
     nn = consts[C_N]
     a0 = C_TABLES + nn
     base_policy = pol[PL_BASE]
     decisive = pol[PL_DECISIVE] != 0
-    scratch = state.copy()
+    gbuf = np.zeros(16, dtype=np.int64)
     aff = np.empty(pp, dtype=np.int64)
     seen = np.zeros(pp, dtype=np.int64)
     stamp = 0
@@ -250,7 +372,7 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
             col = c + 1
             found = -1
             if decisive:
-                found = _decisive(consts, state, scratch, c)
+                found = _decisive(consts, state, gbuf, c)
             if found < 0:
                 r = lgr_reply(ptab, pol, c, last)
                 if r >= 0 and _is_legal(state, consts[C_TABLES + r], col, w, pp):
@@ -274,10 +396,11 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
                             found = p
                 elif base_policy in (BASE_NF, BASE_NF2):
                     rng, found, stamp = _nf_move(
-                        consts, state, scratch, aff, seen, stamp, c, base_policy == BASE_NF2, rng
+                        consts, state, gbuf, aff, seen, stamp, c, base_policy == BASE_NF2, rng
                     )
                 else:
-                    rng, found = _draw_candidate(consts, state, c, rng)
+                    base = HEADER + N_PADDED_ARRAYS * pp + c * nn
+                    found, rng = _nogo_draw_legal(state, rng, c, np.int64(w), pp, base)
             if found < 0:
                 state[S_WINNER] = 1 - c
                 break
