@@ -24,6 +24,7 @@ configs = st.builds(
     solver=st.booleans(),
     leaf=st.sampled_from(["playout", "coin"]),
     max_nodes=st.integers(4, 60),
+    chance=st.sampled_from(["sampled", "playout"]),
 )
 
 
@@ -80,5 +81,5 @@ def test_tree_invariants_on_nim(n, coin, config, sims, seed):
     r = uct.search(game.new_initial_state(), sims, None)
     check_tree(uct, r.simulations)
     assert r.action in game.new_initial_state().legal_actions()
-    if coin:  # the tree does not grow past a chance event (yet)
+    if coin and config.chance == "playout":  # the tree does not grow past a chance event
         assert r.depth_max <= 1

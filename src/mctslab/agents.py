@@ -69,6 +69,9 @@ class MctsParams(pydantic.BaseModel):
     qbr_a: float = Field(0.25, ge=0, description="QBR bonus weight a")
     qbr_k: float = Field(1.4, gt=0, description="QBR sigmoid constant k")
     workers: int = Field(1, ge=1, le=64, description="root-parallel searches (threads)")
+    chance: Literal["sampled", "playout"] = Field(
+        "sampled", description="chance events: sampled nodes in the tree, or left to playouts"
+    )
     seed: int | None = Field(None, ge=0, description="random seed")
 
 
@@ -297,7 +300,7 @@ def _c(params: MctsParams) -> float:
 
 _ENHANCEMENT_KEYS = (
     "rave", "rave_k", "rave_b", "playout", "decisive", "antidecisive", "lgrf", "pool", "pool_p",
-    "qbr", "qbr_a", "qbr_k",
+    "qbr", "qbr_a", "qbr_k", "chance",
 )  # fmt: skip
 
 _AGENTS: dict[str, type[Agent]] = {

@@ -233,9 +233,10 @@ def _print_dict(title: str, data: dict) -> None:
 
 
 # -- commands defined in their own modules (``cli_<area>.py``): one add_command line each ---------
-from mctslab.cli_2048 import bench_2048  # noqa: E402
+from mctslab.cli_2048 import bench_2048, bench_coin_nim  # noqa: E402
 
 bench.add_command(bench_2048)
+bench.add_command(bench_coin_nim)
 from mctslab.cli_presets import bench_presets  # noqa: E402
 
 bench.add_command(bench_presets)

@@ -1,4 +1,5 @@
-"""``mctslab bench 2048``: many 2048 games by one agent at a fixed time per move.
+"""``mctslab bench 2048``: many 2048 games by one agent at a fixed time per move; and
+``mctslab bench coin-nim``: how often a search finds the DP-optimal move in Nim with a coin.
 
 Reports the share of games reaching each tile (``reached``: "2048" -> 0.97 ...), the median and
 mean score, and moves per second. Games run in ``--workers`` processes (one game per task, each
@@ -17,9 +18,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import click
 
-#: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 here
-#: (README "2048": MDP MCTS, open loop, depth 3 with the heuristic leaf; see docs/chance-and-mdp.md)
-DEFAULT_AGENT = "mdp(d=3,c=20000,leaf=heuristic,open_loop=true)"
+#: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
+#: here (docs/chance-and-mdp.md): the book's MDP MCTS, depth 4, c = 1000, each leaf valued by a
+#: uniformly random rollout to the end of the game (the score still to come)
+DEFAULT_AGENT = "mdp(d=4,c=1000,rollout_depth=0)"
 TILES = [2**e for e in range(7, 18)]
 
 
@@ -147,3 +149,80 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
         f"{summary['moves_per_second']:.1f} moves/s; slowest move "
         f"{summary['slowest_move']:.3f} s; load average {summary['load_average']:.2f}"
     )
+
+
+# -- coin Nim: does the search find the DP-optimal move? ----------------------------------------
+def coin_nim_q(n_max: int, k: int) -> dict[int, list[float]]:
+    """``q[n][j - 1]``: the exact expected return (+1 win, -1 loss) for the player who takes
+    ``j`` counters from ``n`` in Nim with a coin (SPEC.md), by dynamic programming over ``n``:
+
+    ``q(n, j) = 1`` if ``j = n``; else, with ``m = n - j`` left, tails (1/2) leaves the opponent
+    to move at ``m`` and heads (1/2) takes one more, a win for the mover if ``m = 1`` and the
+    opponent to move at ``m - 1`` otherwise: ``q = ½ (−V(m)) + ½ (m = 1 ? 1 : −V(m − 1))``,
+    with ``V(n) = max_j q(n, j)``.
+    """
+    value: dict[int, float] = {}
+    q: dict[int, list[float]] = {}
+    for n in range(1, n_max + 1):
+        row = []
+        for j in range(1, min(k, n) + 1):
+            m = n - j
+            if m == 0:
+                row.append(1.0)
+            else:
+                row.append(0.5 * -value[m] + 0.5 * (1.0 if m == 1 else -value[m - 1]))
+        q[n] = row
+        value[n] = max(row)
+    return q
+
+
+@click.command("coin-nim")
+@click.option(
+    "--time-per-move", "seconds", default=0.1, show_default=True,
+    type=click.FloatRange(0.001, 3600), help="seconds per move (agents with a time key)",
+)  # fmt: skip
+@click.option("--agent", "agent_spec", default="mcts", show_default=True)
+@click.option("--max-n", default=50, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--k", default=3, show_default=True, type=click.IntRange(1, 100))
+@click.option("--runs", default=1, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def bench_coin_nim(seconds, agent_spec, max_n, k, runs, as_json):
+    """Share of coin-Nim positions n = 1..MAX_N where the agent plays a DP-optimal move."""
+    import mctslab
+    from mctslab.agents import make_agent
+
+    spec = agent_with_time(agent_spec, seconds)
+    q = coin_nim_q(max_n, k)
+    wrong: dict[int, int] = {}
+    total = 0
+    for run in range(runs):
+        for n in range(1, max_n + 1):
+            game = mctslab.load_game(f"nim(n={n},k={k},coin=true)")
+            action = make_agent(spec, game, seed=1000 * run + n).step(game.new_initial_state())
+            best = max(q[n])
+            total += 1
+            if q[n][action] < best - 1e-12:
+                wrong[n] = wrong.get(n, 0) + 1
+    share = 1.0 - sum(wrong.values()) / total
+    gaps = {
+        n: best - max((x for x in q[n] if x < best - 1e-12), default=best)
+        for n, best in ((n, max(q[n])) for n in wrong)
+    }
+    result = {
+        "agent": spec,
+        "positions": total,
+        "optimal_share": share,
+        "wrong": {str(n): c for n, c in sorted(wrong.items())},
+        "gap_at_wrong": {str(n): g for n, g in sorted(gaps.items())},
+        "load_average": os.getloadavg()[0],
+    }
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(f"coin Nim (k={k}), n = 1..{max_n}, {runs} run(s), {spec}")
+    click.echo(f"DP-optimal moves: {100 * share:.1f}% of {total} positions")
+    if wrong:
+        click.echo(
+            "wrong at n (times, value gap to the best move): "
+            + ", ".join(f"{n} ({c}, {gaps[n]:.1e})" for n, c in sorted(wrong.items()))
+        )

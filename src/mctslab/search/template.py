@@ -24,7 +24,7 @@ from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
 from mctslab.playouts.common import PL_LGRF, PL_NA, PL_POOL_K, sigmoid_bonus
-from mctslab.rng import below
+from mctslab.rng import below, uniform
 from mctslab.search.transpositions import insert, lookup, state_hash
 from mctslab.search.tree import NO_CHILD, PROVEN_LOSS, PROVEN_WIN, ROOT, UNPROVEN
 
@@ -45,7 +45,8 @@ RAVE_ARTICLE = 3
 P_FORMULA, P_Z, P_EXPAND_ALL, P_SOLVER, P_LEAF = 0, 1, 2, 3, 4
 P_NUM_PLAYERS, P_NUM_ACTIONS, P_MAX_LENGTH = 5, 6, 7
 P_RAVE, P_POLICY, P_QBR = 8, 9, 10
-N_IPARAMS = 11
+P_CHANCE_TREE, P_NUM_CHANCE = 11, 12
+N_IPARAMS = 13
 # Layout of ``fparams``.
 F_C, F_MIN_UTILITY, F_MAX_UTILITY = 0, 1, 2
 F_RAVE_K, F_RAVE_B, F_QBR_A, F_QBR_K = 3, 4, 5, 6
@@ -62,6 +63,31 @@ N_COUNTERS = 3
 
 _CHANCE = -1
 _TERMINAL = -4
+
+
+@njit(cache=True)
+def _new_children(
+    first_child, num_children, action, parent, visits, value, proven, value_sq, amaf_n, amaf_v,
+    node, fc, k, labels, tuned, rave,
+):  # fmt: skip
+    """Make ``first_child[fc .. fc+k-1]`` the children of ``node``, labelled ``labels[:k]``
+    (actions, or chance outcomes), with empty statistics."""
+    first_child[node] = fc
+    num_children[node] = k
+    for j in range(k):
+        i = fc + j
+        first_child[i] = NO_CHILD
+        num_children[i] = 0
+        action[i] = labels[j]
+        parent[i] = node
+        visits[i] = 0
+        value[i] = 0.0
+        proven[i] = UNPROVEN
+        if tuned:
+            value_sq[i] = 0.0
+        if rave:
+            amaf_n[i] = 0
+            amaf_v[i] = 0.0
 
 
 @njit(cache=True)
@@ -307,8 +333,17 @@ def uct(
 
     **Leaf.** ``LEAF_PLAYOUT``: the game's uniform ``random_playout``. ``LEAF_COIN``: a uniformly
     random winner, no playout (the NoGo paper's coin toss). Terminal states use their returns;
-    a proven node its proven result. The tree does not grow past a chance event yet: a node whose
-    state is a chance node stays a leaf and the playout samples the chance.
+    a proven node its proven result.
+
+    **Chance nodes** (``iparams[P_CHANCE_TREE]``; off, a chance node stays a leaf and the playout
+    samples the chance). A node whose state is a chance node is expanded like a decision node
+    (once it has ``z`` visits), with one child per outcome of ``chance_outcomes`` (labelled by
+    the outcome), and the descent goes on through the child of an outcome drawn by its
+    probability (a sampled chance node, as in the slides' stochastic transitions; its value is
+    then the sample mean of its simulations, an unbiased estimate of the expectation). A child
+    of a chance node stores the value of the player who moved before the chance event; a proof
+    never passes up through a chance node (one outcome proves nothing about it). RAVE, LGRF and
+    PoolRAVE read the path as alternating moves and are refused with the chance tree.
     ``iparams[P_POLICY]`` 1 plays the policies module's ``policy_playout`` instead of the
     uniform ``random_playout`` (decisive, anti-decisive, LGRF, PoolRAVE, base policies; the
     parameters in ``pol``, ``ptab``, ``pf``, laid out in :mod:`mctslab.playouts.common`).
@@ -359,6 +394,12 @@ def uct(
     lgrf = pol.shape[0] > 0 and pol[PL_LGRF] != 0
     pool = pol.shape[0] > 0 and pol[PL_POOL_K] > 0
     na = max(1, iparams[P_NUM_ACTIONS])
+    chance_tree = iparams[P_CHANCE_TREE] != 0
+    c_out = np.empty(max(1, iparams[P_NUM_CHANCE]), dtype=np.int32)
+    c_prob = np.empty(c_out.shape[0], dtype=np.float64)
+    # path_mover[k]: the player whose value node path[k] stores (who moved into it; through a
+    # chance node, the player who moved before the chance event)
+    path_mover = np.empty(max_len + 1, dtype=np.int32)
 
     state = root.copy()
     legal = np.empty(max(1, iparams[P_NUM_ACTIONS]), dtype=np.int32)
@@ -384,14 +425,42 @@ def uct(
         path[0] = ROOT
         player = game.current_player(consts, state)
         path_player[0] = player
+        path_mover[0] = -1
         # ---- selection and expansion: walk down while the node is an expanded decision node
+        # (or, with the chance tree, a chance node, descended by sampling an outcome)
         while True:
+            if player == _CHANCE and chance_tree and visits[node] >= z:
+                k = game.chance_outcomes(consts, state, c_out, c_prob)
+                fc = first_child[node]
+                if fc == NO_CHILD:
+                    if counters[C_USED] + k > capacity:
+                        break
+                    fc = counters[C_USED]
+                    counters[C_USED] += k
+                    _new_children(
+                        first_child, num_children, action, parent, visits, value, proven,
+                        value_sq, amaf_n, amaf_v, node, fc, k, c_out, tuned, False,
+                    )  # fmt: skip
+                rng, u = uniform(rng)
+                j = 0
+                acc = c_prob[0]
+                while acc <= u and j < k - 1:
+                    j += 1
+                    acc += c_prob[j]
+                game.apply_chance(consts, state, np.int64(c_out[j]))
+                node = fc + j
+                d += 1
+                path[d] = node
+                path_mover[d] = path_mover[d - 1]
+                player = game.current_player(consts, state)
+                path_player[d] = player
+                continue
             if player < 0:
                 break
             if solver and d > 0:
                 if proven[node] == UNPROVEN and counters[C_TT_USED] > 0:
                     found = lookup(tt_keys, tt_vals, state_hash(state, tt_mult))
-                    proven[node] = found if player == path_player[d - 1] else -found
+                    proven[node] = found if player == path_mover[d] else -found
                 if proven[node] != UNPROVEN:
                     break
             fc = first_child[node]
@@ -403,22 +472,10 @@ def uct(
                     break
                 fc = counters[C_USED]
                 counters[C_USED] += k
-                first_child[node] = fc
-                num_children[node] = k
-                for j in range(k):
-                    i = fc + j
-                    first_child[i] = NO_CHILD
-                    num_children[i] = 0
-                    action[i] = legal[j]
-                    parent[i] = node
-                    visits[i] = 0
-                    value[i] = 0.0
-                    proven[i] = UNPROVEN
-                    if tuned:
-                        value_sq[i] = 0.0
-                    if rave != RAVE_OFF:
-                        amaf_n[i] = 0
-                        amaf_v[i] = 0.0
+                _new_children(
+                    first_child, num_children, action, parent, visits, value, proven, value_sq,
+                    amaf_n, amaf_v, node, fc, k, legal, tuned, rave != RAVE_OFF,
+                )  # fmt: skip
             k = num_children[node]
             big_n = np.float64(visits[node])
             log_n = math.log(big_n) if big_n > 0.0 else 0.0
@@ -468,6 +525,7 @@ def uct(
             path[d] = node
             player = game.current_player(consts, state)
             path_player[d] = player
+            path_mover[d] = path_player[d - 1]
         depth_hist[d] += 1
         # ---- evaluation: per-player win values w
         status = UNPROVEN
@@ -477,7 +535,7 @@ def uct(
             for p in range(num_players):
                 w[p] = (out[p] - lo) / span
             if solver and d > 0:
-                wm = w[path_player[d - 1]]
+                wm = w[path_mover[d]]
                 if wm == 1.0:
                     status = PROVEN_WIN
                 elif wm == 0.0:
@@ -485,7 +543,7 @@ def uct(
                 proven[node] = status
         elif solver and d > 0 and proven[node] != UNPROVEN:
             status = proven[node]
-            m = path_player[d - 1]
+            m = path_mover[d]
             w[m] = 1.0 if status == PROVEN_WIN else 0.0
             w[1 - m] = 1.0 - w[m]
         elif leaf == LEAF_COIN:
@@ -513,7 +571,7 @@ def uct(
         visits[ROOT] += 1
         for j in range(d, 0, -1):
             i = path[j]
-            wm = w[path_player[j - 1]]
+            wm = w[path_mover[j]]
             n = visits[i] + 1
             visits[i] = n
             q = np.float64(value[i])
@@ -540,6 +598,8 @@ def uct(
             j = d
             while j > 0:
                 x = path[j - 1]
+                if path_player[j - 1] == _CHANCE:
+                    break  # one outcome proves nothing about a chance node
                 if status == PROVEN_WIN:
                     result = PROVEN_WIN  # for the player to move at x
                 else:
@@ -556,7 +616,7 @@ def uct(
                 if j == 1:
                     counters[C_ROOT_PROVEN] = result
                     break
-                status = result if path_player[j - 2] == path_player[j - 1] else -result
+                status = result if path_mover[j - 1] == path_player[j - 1] else -result
                 proven[x] = status
                 j -= 1
             # ---- store the newly proven positions path[top..d-1], replaying the path from the root
@@ -567,7 +627,9 @@ def uct(
                         counters[C_TT_USED] += insert(
                             tt_keys, tt_vals, state_hash(state, tt_mult), proof[k]
                         )
-                    if k + 1 < d:
+                    if k + 1 < d and path_player[k] == _CHANCE:
+                        game.apply_chance(consts, state, np.int64(action[path[k + 1]]))
+                    elif k + 1 < d:
                         game.apply_action(consts, state, np.int64(action[path[k + 1]]))
     return sims, rng
 

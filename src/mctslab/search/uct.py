@@ -92,6 +92,8 @@ class UctConfig:
     qbr: bool = False
     qbr_a: float = 0.25
     qbr_k: float = 1.4
+    #: chance events: ``sampled`` chance nodes in the tree, or left to the ``playout``
+    chance: Literal["sampled", "playout"] = "sampled"
 
     @property
     def uses_policy(self) -> bool:
@@ -152,6 +154,14 @@ class Uct:
         self.iparams[template.P_RAVE] = RAVE_SCHEDULES[config.rave]
         self.iparams[template.P_POLICY] = config.uses_policy
         self.iparams[template.P_QBR] = config.qbr
+        chance_tree = config.chance == "sampled" and spec.num_chance_outcomes > 0
+        if chance_tree and (config.rave != "off" or config.lgrf or config.pool > 0):
+            raise SpecError(
+                f"{spec.spec_string} has chance events: RAVE, LGRF and PoolRAVE need "
+                "chance=playout (they read the tree path as alternating moves)"
+            )
+        self.iparams[template.P_CHANCE_TREE] = chance_tree
+        self.iparams[template.P_NUM_CHANCE] = spec.num_chance_outcomes
         self._init_policy(spec)
         self.counters = np.zeros(template.N_COUNTERS, dtype=np.int64)
         self.rng = seed_state(seed)
