@@ -54,16 +54,21 @@ BASES = frozenset({"uniform"})
 
 
 @njit(inline="always")
-def _wins_at(consts, state, player, cell):
-    """Whether ``player`` connects their two edges by a stone at the empty ``cell``."""
+def _edge_roots(consts, state, player):
+    """The union-find roots of ``player``'s two edge nodes and their edge-flag bits."""
     n = consts[C_N]
     u = B + n + 1
     if player == 0:
-        e1, e2, f1, f2 = n, n + 1, EDGE_TOP, EDGE_BOTTOM
-    else:
-        e1, e2, f1, f2 = n + 2, n + 3, EDGE_LEFT, EDGE_RIGHT
-    r1 = _find(state, u, e1)
-    r2 = _find(state, u, e2)
+        return _find(state, u, n), _find(state, u, n + 1), EDGE_TOP, EDGE_BOTTOM
+    return _find(state, u, n + 2), _find(state, u, n + 3), EDGE_LEFT, EDGE_RIGHT
+
+
+@njit(inline="always")
+def _wins_at(consts, state, player, cell, r1, r2, f1, f2):
+    """Whether ``player`` connects their two edges (roots ``r1``, ``r2``, flags ``f1``, ``f2``)
+    by a stone at the empty ``cell``."""
+    n = consts[C_N]
+    u = B + n + 1
     e = consts[C_EDGE + cell]
     t1 = (e & f1) != 0
     t2 = (e & f2) != 0
@@ -80,8 +85,9 @@ def _wins_at(consts, state, player, cell):
 @njit(cache=True)
 def winning_cell(consts, state, player):
     """The first empty cell where ``player`` wins at once, or -1."""
+    r1, r2, f1, f2 = _edge_roots(consts, state, player)
     for c in range(consts[C_N]):
-        if state[B + c] == EMPTY and _wins_at(consts, state, player, c):
+        if state[B + c] == EMPTY and _wins_at(consts, state, player, c, r1, r2, f1, f2):
             return c
     return -1
 
@@ -90,8 +96,9 @@ def winning_cell(consts, state, player):
 def _first_win(consts, state, player, cells, k, stones):
     if stones[player] < consts[C_SIZE] - 1:
         return -1
+    r1, r2, f1, f2 = _edge_roots(consts, state, player)
     for i in range(k):
-        if _wins_at(consts, state, player, cells[i]):
+        if _wins_at(consts, state, player, cells[i], r1, r2, f1, f2):
             return np.int64(cells[i])
     return -1
 

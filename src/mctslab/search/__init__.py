@@ -2,6 +2,7 @@
 reuse, budgets) and flat Monte Carlo. Agents (:mod:`mctslab.agents`) wrap them."""
 
 from mctslab.search.flat import Flat
+from mctslab.search.parallel import RootParallel
 from mctslab.search.result import SearchResult
 from mctslab.search.tree import (
     NO_CHILD,
@@ -23,6 +24,7 @@ __all__ = [
     "ROOT",
     "UNPROVEN",
     "Flat",
+    "RootParallel",
     "SearchResult",
     "Tree",
     "Uct",
