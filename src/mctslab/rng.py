@@ -66,3 +66,17 @@ def uniform(x):
     """Advance the state and return ``(state, u)`` with ``u`` uniform in ``[0, 1)`` (53 bits)."""
     x = next_u64(x)
     return x, np.float64(x >> _U11) * _INV53
+
+
+@njit(cache=True)
+def weighted(x, probs, n):
+    """Advance the state; return ``(state, i)``, ``i`` in ``0..n-1`` drawn with probability
+    ``probs[i]`` (inversion of the cumulative sum; the last index takes any rounding remainder).
+    Used for chance outcomes."""
+    x, u = uniform(x)
+    i = 0
+    acc = probs[0]
+    while acc <= u and i < n - 1:
+        i += 1
+        acc += probs[i]
+    return x, i

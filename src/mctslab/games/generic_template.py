@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
-from mctslab.rng import below, uniform
+from mctslab.rng import below, weighted
 
 
 @njit(cache=True)
@@ -30,12 +30,7 @@ def contract_random_game(consts, state, rng, actions, chance, moves, out):
             break
         if p == -1:
             k = game.chance_outcomes(consts, state, chance, probs)
-            rng, u = uniform(rng)
-            i = 0
-            acc = probs[0]
-            while acc <= u and i < k - 1:
-                i += 1
-                acc += probs[i]
+            rng, i = weighted(rng, probs, k)
             moves[2 * n] = -1
             moves[2 * n + 1] = chance[i]
             n += 1

@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import g2048_kernels as game  # mctslab:game-kernels
-from mctslab.rng import below, next_u64, uniform
+from mctslab.rng import below, next_u64, weighted
 from mctslab.search.transpositions import state_hash
 
 LEAF_ROLLOUT = 0
@@ -118,12 +118,7 @@ def sample_chance(consts, state, rng, outcomes, probs):
     """Apply chance events by their probabilities until a decision or terminal state."""
     while game.current_player(consts, state) == -1:
         n = game.chance_outcomes(consts, state, outcomes, probs)
-        rng, u = uniform(rng)
-        i = 0
-        acc = probs[0]
-        while acc <= u and i < n - 1:
-            i += 1
-            acc += probs[i]
+        rng, i = weighted(rng, probs, n)
         game.apply_chance(consts, state, outcomes[i])
     return rng
 

@@ -24,7 +24,7 @@ from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
 from mctslab.playouts.common import PL_LGRF, PL_NA, PL_POOL_K, sigmoid_bonus
-from mctslab.rng import below, uniform
+from mctslab.rng import below, weighted
 from mctslab.search.transpositions import insert, lookup, state_hash
 from mctslab.search.tree import NO_CHILD, PROVEN_LOSS, PROVEN_WIN, ROOT, UNPROVEN
 
@@ -441,12 +441,7 @@ def uct(
                         first_child, num_children, action, parent, visits, value, proven,
                         value_sq, amaf_n, amaf_v, node, fc, k, c_out, tuned, False,
                     )  # fmt: skip
-                rng, u = uniform(rng)
-                j = 0
-                acc = c_prob[0]
-                while acc <= u and j < k - 1:
-                    j += 1
-                    acc += c_prob[j]
+                rng, j = weighted(rng, c_prob, k)
                 game.apply_chance(consts, state, np.int64(c_out[j]))
                 node = fc + j
                 d += 1
