@@ -87,8 +87,9 @@ class Mdp:
         self.iparams[tpl.P_MAX_LENGTH] = spec.max_game_length
         self.rng = seed_state(seed)
         state = first_decision_state(game)
-        if state is not None:  # load (or compile) the kernel now, not in the first timed search
+        if state is not None:  # load (or compile) the kernels now, not in the first timed search
             self._run(state.array, 1, np.zeros(config.d + 2, dtype=np.int64))
+            self.kernels.root_slot(state.array, self.keys, self.mult, self.counters)
             self.reset()
 
     def reset(self) -> None:
