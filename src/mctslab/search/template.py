@@ -315,7 +315,8 @@ def uct(
     formula's exploration term. An unvisited child with AMAF statistics is no longer +inf: it
     scores ``Q̃`` (β = 1 at n = 0 in every schedule) plus the exploration term taken at
     ``n = 1`` (under ``PAPER`` the term already uses ``n + 1``), so the AMAF values order the
-    children before they are tried; one without AMAF statistics is still +inf.
+    children before they are tried; one without AMAF statistics is still +inf, and so is every
+    unvisited child with ``expand_all`` false (untried children first, as without RAVE).
 
     **Expansion.** A node is expanded (its children block allocated, one child per legal action)
     when a simulation reaches it and it has at least ``z`` visits (``iparams[P_Z]``); the root
@@ -387,6 +388,8 @@ def uct(
     tuned = formula == UCB1_TUNED
     unvisited_first = formula != PAPER or not expand_all
     rave = iparams[P_RAVE]
+    # unvisited children stay +inf under RAVE too with one child per simulation (untried first)
+    rave_unvisited = rave == RAVE_OFF or not expand_all
     rave_k = fparams[F_RAVE_K]
     rave_b = fparams[F_RAVE_B]
     policy = iparams[P_POLICY]
@@ -481,7 +484,7 @@ def uct(
                 if solver and proven[i] == PROVEN_LOSS:
                     continue
                 n = visits[i]
-                if n == 0 and unvisited_first and (rave == RAVE_OFF or amaf_n[i] == 0):
+                if n == 0 and unvisited_first and (rave_unvisited or amaf_n[i] == 0):
                     score = np.inf
                 else:
                     q = np.float64(value[i])
