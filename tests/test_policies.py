@@ -254,3 +254,28 @@ def test_nogo_decisive_move_ends_the_game(seed):
         seen += bool(winning)
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert seen > 0 or seed != 0
+
+
+def test_hex_fill_playout_plays_the_stored_reply_and_finds_the_winner():
+    game = mctslab.load_game("hex(size=5)")
+    state = hex_state(game, [12])  # Black in the centre; White to move
+    na = game.spec.num_distinct_actions
+    pol = np.zeros(common.N_PL, dtype=np.int64)
+    pol[common.PL_NA], pol[common.PL_NP], pol[common.PL_LGRF] = na, 2, 1
+    ptab = np.full(common.ptab_size(2, na, True, 0), -1, dtype=np.int32)
+    ptab[1 * na + 12] = 7  # White's stored reply to 12
+    ptab[0 * na + 7] = 17  # Black's stored reply to 7
+    for seed in range(10):
+        s = state.array.copy()
+        moves = np.zeros(2 * game.spec.max_game_length + 2, dtype=np.int32)
+        out = np.zeros(2)
+        n, _ = hex_policies.policy_playout(
+            game.consts, s, seed_state(seed), moves, out, 12, pol, ptab, np.zeros(common.N_PF)
+        )
+        assert n == 24 and moves[1] == 7 and moves[3] == 17
+        replay = state.clone()  # the same moves one by one: the same winner
+        for i in range(n):
+            if replay.is_terminal():
+                break
+            replay.apply_action(int(moves[2 * i + 1]))
+        assert replay.returns() == out.tolist()

@@ -108,7 +108,8 @@ def search(game: Game, agent_spec: str, seed: int = 0) -> dict:
 
 
 #: ``bench presets``: the agents compared with plain UCT (every ``mcts`` preset, the other NoGo
-#: playouts and a combination); a row is skipped where the game lacks the policy.
+#: playouts, a combination, root parallelisation); a row is skipped where the game lacks the
+#: policy.
 PRESET_AGENTS = (
     "mcts(preset=uct)",
     "mcts(preset=rave)",
@@ -119,6 +120,7 @@ PRESET_AGENTS = (
     "mcts(preset=nf)",
     "mcts(playout=nf2)",
     "mcts(playout=naive)",
+    "mcts(playout=go)",
     "mcts(preset=qbr)",
     "mcts(workers=2)",
 )

@@ -1,7 +1,12 @@
 """Hex playout policies, compiled against the Hex kernels' union-find.
 
-Policy playouts go move by move and stop at the win (the kernels' ``random_playout`` fills the
-board instead, which gives the same winner distribution but no game length for QBR).
+With only Last Good Reply and PoolRAVE on, the playout is the kernels' random fill with those
+moves put first: the empty cells are filled in an order drawn move by move (the stored reply to
+the previous cell, else a pool cell, each if still empty, else a uniform one), with no
+union-find work, and the winner is found once at the end by ``random_playout``'s flood fill
+(called on the full board). Continuing a decided Hex game never changes its winner, as in the
+kernels' fill. With decisive or anti-decisive moves, or when the playout's length is used (QBR),
+it goes move by move and stops at the win.
 
 * ``decisive`` — the mover plays a cell that wins at once when there is one: an empty cell whose
   own edge flags and same-coloured neighbouring groups touch both of the mover's edges (six
@@ -31,6 +36,7 @@ from mctslab.games.hex_kernels import (  # noqa: F401  (the contract, re-exporte
     EDGE_TOP,
     EMPTY,
     S_COUNT,
+    S_LAST,
     S_TO_MOVE,
     S_WINNER,
     STATE_DTYPE,
@@ -46,7 +52,7 @@ from mctslab.games.hex_kernels import (  # noqa: F401  (the contract, re-exporte
     returns,
 )
 from mctslab.playouts import generic
-from mctslab.playouts.common import PL_ANTI, PL_DECISIVE, lgr_reply, pool_move
+from mctslab.playouts.common import PL_ANTI, PL_DECISIVE, PL_LENGTH, lgr_reply, pool_move
 from mctslab.rng import below
 
 _generic = codegen.specialize(generic, hex_kernels)
@@ -104,11 +110,58 @@ def _first_win(consts, state, player, cells, k, stones):
 
 
 @njit(cache=True)
+def _fill_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+    """The random fill with LGRF and PoolRAVE moves first (module doc)."""
+    n_cells = consts[C_N]
+    cells = np.empty(n_cells, dtype=np.int64)
+    pos = np.full(n_cells, -1, dtype=np.int64)
+    k = 0
+    for c in range(n_cells):
+        if state[B + c] == EMPTY:
+            cells[k] = c
+            pos[c] = k
+            k += 1
+    p = np.int64(state[S_TO_MOVE])
+    for i in range(k):
+        j = -1
+        r = lgr_reply(ptab, pol, p, last)
+        if r >= 0 and r < n_cells and pos[r] >= i:
+            j = pos[r]
+        if j < 0:
+            rng, r = pool_move(ptab, pol, pf, p, rng)
+            if r >= 0 and r < n_cells and pos[r] >= i:
+                j = pos[r]
+        if j < 0:
+            rng, t = below(rng, k - i)
+            j = i + t
+        a = cells[j]
+        cells[j] = cells[i]
+        pos[cells[j]] = j
+        cells[i] = a
+        pos[a] = -1
+        state[B + a] = p + 1
+        moves[2 * i] = p
+        moves[2 * i + 1] = a
+        last = a
+        p = 1 - p
+    state[S_TO_MOVE] = p
+    state[S_LAST] = last
+    state[S_COUNT] += k
+    random_playout(consts, state, rng, moves[2 * k :], out)  # no empty cell: the flood fill
+    return k, rng
+
+
+@njit(cache=True)
 def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
     """Play to the win with the configured policy (see the module doc); ``random_playout``'s
     contract plus ``last`` and the policy arrays (:mod:`mctslab.playouts.common`)."""
     if consts[C_SWAP] != 0 and state[S_COUNT] <= 1:
         return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+    if state[S_WINNER] >= 0:
+        returns(consts, state, out)
+        return 0, rng
+    if pol[PL_DECISIVE] == 0 and pol[PL_ANTI] == 0 and pol[PL_LENGTH] == 0:
+        return _fill_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
     n_cells = consts[C_N]
     cells = np.empty(n_cells, dtype=np.int64)
     pos = np.full(n_cells, -1, dtype=np.int64)

@@ -12,6 +12,8 @@ The layout of the three policy arrays that the UCT template hands to a policies 
     [PL_POOL_K]    PoolRAVE pool size per player (0: off)
     [PL_NA]        number of distinct actions A of the game
     [PL_NP]        number of players P
+    [PL_LENGTH]    1: the playout's length is used (QBR), so it must stop when the game is decided
+                   (a game whose fast playout plays on past the decision must not use it)
 
 ``ptab`` (int32): ``[0, P*A)`` the LGRF replies, ``reply[p*A + a]`` = player p's last good reply
 to action ``a`` (-1: none); ``[P*A, P*A + P*k)`` the PoolRAVE pools, player p's at
@@ -28,7 +30,7 @@ from numba import njit
 
 from mctslab.rng import below
 
-PL_BASE, PL_DECISIVE, PL_ANTI, PL_LGRF, PL_POOL_K, PL_NA, PL_NP = 0, 1, 2, 3, 4, 5, 6
+PL_BASE, PL_DECISIVE, PL_ANTI, PL_LGRF, PL_POOL_K, PL_NA, PL_NP, PL_LENGTH = 0, 1, 2, 3, 4, 5, 6, 7
 N_PL = 8
 PF_POOL_P = 0
 N_PF = 2

@@ -181,6 +181,7 @@ class Uct:
         self.pol[pc.PL_POOL_K] = config.pool
         self.pol[pc.PL_NA] = actions
         self.pol[pc.PL_NP] = players
+        self.pol[pc.PL_LENGTH] = config.qbr
         self.pf = np.zeros(pc.N_PF, dtype=np.float64)
         self.pf[pc.PF_POOL_P] = config.pool_p
         self.ptab = np.full(
