@@ -217,7 +217,7 @@ def run_all(seconds: float = 2.0, sims: int = 10_000, memory_sims: int = 100_000
                 "ours": ours,
                 "reference": ref,
                 "ratio": ratio,
-                "target": None if target is None else f"{target[0]} {target[1]:g}",
+                "target": _target_text(target),
                 "meets": meets,
             }
         )

@@ -184,7 +184,8 @@ def bench_all(seconds, as_json):
             r["target"] or "",
             {True: "yes", False: "NO", None: ""}[r["meets"]],
         )
-    console.print(table)
+    # Piped output (a log, CI) gets a wide table rather than wrapped cells.
+    (console if console.is_terminal else Console(width=130)).print(table)
     st = rows[-1]
     click.echo(
         f"start-up to first NoGo 9x9 playout: {st['cold_seconds']:.2f} s with an empty cache, "
