@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import sqlite3
 import time
 
 import pytest
 from starlette.testclient import TestClient
 
+from mctslab.render import state_svg
 from mctslab.web import app as web_app
 from mctslab.web import create_app
 
@@ -247,6 +250,165 @@ def test_sessions_are_capped(client, monkeypatch):
     assert all(client.get(f"/api/sessions/{i}").status_code == 200 for i in ids[1:])
 
 
-def test_results_browsing_says_it_is_not_built_yet(client):
-    r = client.get("/api/results")
-    assert r.status_code == 501 and "not built yet" in r.json()["error"]
+# -- the results folder ------------------------------------------------------------------------
+
+
+def _digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory):
+    """A results folder with a real 4-game NoGo 5x5 match (random vs flat) stored by the ``match``
+    command, a report with a plot, a corrupt database, a foreign file and one outside the folder."""
+    from click.testing import CliRunner
+
+    from mctslab.cli import main
+
+    root = tmp_path_factory.mktemp("results")
+    folder = root / "results"
+    folder.mkdir()
+    db = folder / "m.sqlite"
+    args = ["match", "nogo(size=5)", "random", "flat(sims=20)", "--games", "4", "--db", str(db)]
+    r = CliRunner().invoke(main, [*args, "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    (folder / "exp.md").write_text(
+        "# Exp\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n![plot](exp-t1.png)\n\n<script>x</script>\n"
+    )
+    (folder / "exp-t1.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    data = bytearray(db.read_bytes())
+    data[2 * 4096 : 3 * 4096] = b"\x5a" * 4096  # a page of garbage, header intact
+    (folder / "bad.sqlite").write_bytes(bytes(data))
+    (folder / "text.sqlite").write_text("not a database")
+    (folder / "empty.sqlite").write_bytes(b"")
+    (root / "outside.sqlite").write_bytes(db.read_bytes())
+    return folder
+
+
+@pytest.fixture
+def rclient(results_dir):
+    with TestClient(create_app(results_dir)) as c:
+        yield c
+
+
+def test_results_listing(rclient):
+    r = rclient.get("/api/results").json()
+    names = [d["name"] for d in r["databases"]]
+    assert names == ["bad.sqlite", "empty.sqlite", "m.sqlite", "text.sqlite"]
+    assert r["reports"] == [{"name": "exp.md", "plots": ["exp-t1.png"]}]
+
+
+def test_results_listing_of_a_missing_folder(tmp_path):
+    with TestClient(create_app(tmp_path / "nope")) as c:
+        r = c.get("/api/results").json()
+    assert r["exists"] is False and r["databases"] == [] and r["reports"] == []
+
+
+def test_results_runs_with_wilson_interval(rclient, results_dir):
+    from mctslab.stats import wilson_interval
+    from mctslab.store import ResultsStore
+
+    before = _digest(results_dir / "m.sqlite")
+    r = rclient.get("/api/results/m.sqlite/runs")
+    assert r.status_code == 200, r.text
+    (run,) = r.json()["runs"]
+    with ResultsStore(results_dir / "m.sqlite") as store:
+        rows = list(store.games(run["id"]))
+    score = sum(g["score_a"] for g in rows)
+    assert run["played"] == 4 == len(rows)
+    assert run["agent_a"] == "random" and run["agent_b"].startswith("flat(sims=20")
+    assert run["score_a"] == score
+    assert run["wins"] + run["draws"] + run["losses"] == 4
+    assert run["wilson95"] == pytest.approx(list(wilson_interval(score, 4)))
+    assert _digest(results_dir / "m.sqlite") == before
+
+
+def test_results_games_and_replay(rclient, results_dir):
+    from mctslab.arena import replay
+    from mctslab.store import ResultsStore
+
+    games = rclient.get("/api/results/m.sqlite/runs/1/games").json()["games"]
+    assert [g["index"] for g in games] == [0, 1, 2, 3]
+    with ResultsStore(results_dir / "m.sqlite") as store:
+        row = next(g for g in store.games(1) if g["game_index"] == 1)
+    n = len(row["moves"])
+    assert games[1]["moves"] == n and games[1]["seat_a"] == 1
+    end = rclient.get("/api/results/m.sqlite/games/1/1").json()
+    assert end["step"] == n and len(end["moves"]) == n
+    assert end["board_svg"] == state_svg(replay(row))
+    start = rclient.get("/api/results/m.sqlite/games/1/1?step=0").json()
+    one = rclient.get("/api/results/m.sqlite/games/1/1?step=1").json()
+    assert start["board_svg"].count('class="stone') == 0
+    assert one["board_svg"].count('class="stone') == 1
+    assert one["moves"][0] in one["board_svg"]
+    for url, status in [
+        ("/api/results/m.sqlite/games/1/1?step=999", 400),
+        ("/api/results/m.sqlite/games/1/1?step=x", 400),
+        ("/api/results/m.sqlite/games/1/99", 404),
+        ("/api/results/m.sqlite/games/7/0", 404),
+        ("/api/results/m.sqlite/runs/7/games", 404),
+    ]:
+        r = rclient.get(url)
+        assert r.status_code == status, (url, r.text)
+        assert r.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "words"),
+    [
+        ("..%2Fx", 400, "not a .sqlite file name"),
+        ("..%2Foutside.sqlite", 400, "not a .sqlite file name"),
+        ("%2Fetc%2Fpasswd", 400, "not a .sqlite file name"),
+        (".hidden.sqlite", 400, "leading dot"),
+        ("exp.md", 400, "not a .sqlite file name"),
+        ("nope.sqlite", 404, "no nope.sqlite"),
+        ("bad.sqlite", 422, "corrupt"),
+        ("text.sqlite", 422, "not an SQLite database"),
+        ("empty.sqlite", 422, "not an SQLite database"),
+    ],
+)
+def test_results_bad_databases_are_json_errors(rclient, results_dir, name, status, words):
+    def files() -> dict[str, str]:
+        # SQLite's own -wal/-shm side files of a reader aside, nothing is created or changed
+        side = (".sqlite-wal", ".sqlite-shm")
+        return {p.name: _digest(p) for p in results_dir.iterdir() if p.suffix not in side}
+
+    before = files()
+    for url in (f"/api/results/{name}/runs", f"/api/results/{name}/games/1/0"):
+        r = rclient.get(url)
+        assert r.status_code == status, r.text
+        assert words in r.json()["error"]
+    assert files() == before
+
+
+def test_results_symlink_out_of_the_folder_is_refused(tmp_path, results_dir):
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / "link.sqlite").symlink_to(results_dir / "m.sqlite")
+    with TestClient(create_app(folder)) as c:
+        r = c.get("/api/results/link.sqlite/runs")
+    assert r.status_code == 400 and "outside" in r.json()["error"]
+
+
+def test_results_report_and_plot(rclient):
+    r = rclient.get("/api/results/reports/exp.md")
+    assert r.status_code == 200
+    html = r.json()["html"]
+    assert "<h1>Exp</h1>" in html and "<table>" in html and "<td>1</td>" in html
+    assert '<img src="/api/results/files/exp-t1.png" alt="plot"' in html
+    assert "<script>" not in html  # raw HTML is escaped
+    png = rclient.get("/api/results/files/exp-t1.png")
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+    assert png.content.startswith(b"\x89PNG")
+    for url, status in [
+        ("/api/results/reports/..%2F..%2Fpyproject.toml", 400),
+        ("/api/results/reports/nope.md", 404),
+        ("/api/results/files/m.sqlite", 400),
+        ("/api/results/files/..%2Fresults%2Fexp-t1.png", 400),
+    ]:
+        r = rclient.get(url)
+        assert r.status_code == status, (url, r.text)
+        assert r.json()["error"]

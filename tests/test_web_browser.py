@@ -31,13 +31,32 @@ WAIT_MS = 120_000
 
 
 @pytest.fixture(scope="module")
-def server():
+def results_folder(tmp_path_factory):
+    """A results folder with a real 2-game NoGo 5x5 match stored by the ``match`` command."""
+    from click.testing import CliRunner
+
+    from mctslab.cli import main
+
+    folder = tmp_path_factory.mktemp("results")
+    args = ["match", "nogo(size=5)", "random", "random", "--games", "2", "--workers", "1"]
+    r = CliRunner().invoke(main, [*args, "--db", str(folder / "m.sqlite")])
+    assert r.exit_code == 0, r.output
+    (folder / "exp.md").write_text("# An experiment\n\n| a | b |\n| - | - |\n| 1 | 2 |\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(results_folder):
     import uvicorn
 
     from mctslab.web import create_app
 
     config = uvicorn.Config(
-        create_app(), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
+        create_app(results_folder),
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
+        timeout_graceful_shutdown=1,
     )
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -132,3 +151,34 @@ def test_undo_and_watch_two_agents(server, page):
     page.wait_for_function("document.querySelectorAll('#move-list li').length === 0")
     assert page.locator("#board .stone").count() == 0
     assert page.locator("#resume").is_enabled()
+
+
+def test_results_view_report_runs_and_replay(server, page):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server)
+    page.click('nav .tab[data-tab="results"]')
+    page.click('a.report-link[data-report="exp.md"]')
+    page.wait_for_selector("#report table")
+    assert page.locator("#report h1").inner_text() == "An experiment"
+
+    page.click('a.db-link[data-db="m.sqlite"]')
+    page.wait_for_selector("#results-runs tbody tr")
+    row = page.locator("#results-runs tbody tr").first.inner_text()
+    assert "random" in row and "nogo(size=5)" in row and "[" in row  # the Wilson interval
+    page.click("a.run-link")
+    page.wait_for_function("document.querySelectorAll('#results-game-list tbody tr').length === 2")
+    page.click('a.game-link[data-index="1"]')
+    page.wait_for_selector("#replay-board svg")
+    assert page.locator("#replay-step").inner_text().startswith("0 / ")
+    assert page.locator("#replay-board .stone").count() == 0
+    assert page.locator("#replay-prev").is_disabled()
+    page.click("#replay-next")
+    page.wait_for_function("document.querySelector('#replay-step').textContent.startsWith('1 / ')")
+    assert page.locator("#replay-board .stone").count() == 1
+    page.click("#replay-prev")
+    page.wait_for_function("document.querySelector('#replay-step').textContent.startsWith('0 / ')")
+    assert page.locator("#replay-board .stone").count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "web_results.png"), full_page=True)
+    assert not errors

@@ -62,9 +62,10 @@ def tree(game_spec, agent_spec, moves, depth, width, seed, fmt, output):
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="address to listen on (localhost by default: the app has no login)")  # fmt: skip
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--db", "db_path", default=None, type=click.Path(dir_okay=False),
-              help="results database to browse (default: the experiments' one)")  # fmt: skip
-def serve(host, port, db_path):
+@click.option("--results", "results_dir", default="results", show_default=True,
+              type=click.Path(file_okay=False),
+              help="folder of results databases, reports and plots to browse")  # fmt: skip
+def serve(host, port, results_dir):
     """Play and watch games in the browser: live search view, tree pictures, results."""
     import uvicorn
 
@@ -73,4 +74,4 @@ def serve(host, port, db_path):
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"warning: listening on {host}: anyone who can reach it can use it", err=True)
     click.echo(f"mctslab web app on http://{host}:{port}/ (Ctrl-C stops it)", err=True)
-    uvicorn.run(create_app(db_path=db_path), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(results_dir=results_dir), host=host, port=port, log_level="warning")

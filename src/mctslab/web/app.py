@@ -2,9 +2,10 @@
 server-sent-event stream per session for the live search view, tree pictures, and the static page.
 
 Every request is validated; a bad request gets ``{"error": "..."}`` with status 400 (bad input:
-game or agent spec, move), 404 (unknown session or page), 409 (not possible now, e.g. a move while
-the agent thinks) or 413 (body too large); anything unexpected is a 500 with a one-line error, and
-the server carries on.
+game or agent spec, move, results file name), 404 (unknown session, page or results file), 409 (not
+possible now, e.g. a move while the agent thinks), 413 (body too large) or 422 (a results database
+the store refuses: corrupt, foreign, newer schema); anything unexpected is a 500 with a one-line
+error, and the server carries on.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import secrets
 import threading
 from collections import OrderedDict
@@ -30,6 +32,7 @@ from mctslab.agents import describe_agents
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.registry import load_game, registered_games
 from mctslab.render import state_svg
+from mctslab.store import StoreError
 from mctslab.treeviz import to_svg
 from mctslab.web.session import HUMAN, ConflictError, Session
 
@@ -135,8 +138,8 @@ def _int_param(request: Request, key: str, default: int, lo: int, hi: int) -> in
 # -- the app ------------------------------------------------------------------------------------
 
 
-def create_app(db_path: str | None = None) -> Starlette:
-    """The web app; ``db_path`` is the results database to browse (None: the default one)."""
+def create_app(results_dir: str | os.PathLike = "results") -> Starlette:
+    """The web app; ``results_dir`` is the folder of results databases and reports to browse."""
     sessions = Sessions()
 
     def session_of(request: Request) -> Session:
@@ -259,7 +262,7 @@ def create_app(db_path: str | None = None) -> Starlette:
     ]
     from mctslab.web import results
 
-    routes += results.routes(db_path)
+    routes += results.routes(results_dir)
 
     def error(status: int):
         async def handler(request: Request, exc: Exception) -> Response:
@@ -285,6 +288,8 @@ def create_app(db_path: str | None = None) -> Starlette:
         routes=routes,
         exception_handlers={
             NotFoundError: error(404),
+            results.ResultsNotFound: error(404),
+            StoreError: error(422),
             ConflictError: error(409),
             MctslabError: error(400),
             HTTPException: http_error,

@@ -210,14 +210,99 @@ async function drawTree(quiet) {
 }
 
 // -- results ----------------------------------------------------------------------------------
+let replay = null;      // {db, run, index, step, total}
+const enc = encodeURIComponent;
+const pct = (x) => (x === null || x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
+
 async function showResults() {
   const box = $("#results-body");
   try {
     const r = await api("GET", "/api/results");
-    box.innerHTML = window.renderResults ? window.renderResults(r) : `<pre>${esc(JSON.stringify(r, null, 2))}</pre>`;
+    const dbs = r.databases.map((d) => `<li><a class="link db-link" data-db="${esc(d.name)}">${esc(d.name)}</a> <small>${(d.bytes / 1024).toFixed(0)} KiB</small></li>`).join("");
+    const reps = r.reports.map((d) => `<li><a class="link report-link" data-report="${esc(d.name)}">${esc(d.name)}</a></li>`).join("");
+    box.innerHTML = `<p>Folder <code>${esc(r.dir)}</code>${r.exists ? "" : " (does not exist)"}</p>
+      <div class="results-grid">
+        <div><h3>Databases</h3><ul id="results-dbs">${dbs || "<li>none</li>"}</ul></div>
+        <div><h3>Reports</h3><ul id="results-reports">${reps || "<li>none</li>"}</ul></div>
+      </div>
+      <div id="results-detail"></div>
+      <div id="results-games"></div>
+      <div id="replay"></div>`;
   } catch (e) {
     box.textContent = e.message;
   }
+}
+
+function resultsError(where, e) { $(where).innerHTML = `<p class="error">${esc(e.message)}</p>`; }
+
+async function showRuns(db) {
+  $("#results-games").innerHTML = "";
+  $("#replay").innerHTML = "";
+  try {
+    const r = await api("GET", `/api/results/${enc(db)}/runs`);
+    const rows = r.runs.map((x) => `<tr><td>${x.id}</td><td>${esc(x.label)}</td><td>${esc(x.games.join(", "))}</td>
+      <td class="spec">${esc(x.agent_a)}</td><td class="spec">${esc(x.agent_b)}</td><td>${x.played}</td>
+      <td>${x.wins}/${x.draws}/${x.losses}</td><td>${pct(x.rate_a)} [${pct(x.wilson95[0])}, ${pct(x.wilson95[1])}]</td>
+      <td><a class="link run-link" data-db="${esc(db)}" data-run="${x.id}">games</a></td></tr>`).join("");
+    $("#results-detail").innerHTML = `<h3>${esc(db)}: runs</h3><table class="data" id="results-runs">
+      <thead><tr><th>run</th><th>label</th><th>game</th><th>A</th><th>B</th><th>games</th><th>A W/D/L</th><th>A's score (Wilson 95%)</th><th></th></tr></thead>
+      <tbody>${rows}</tbody></table>`;
+  } catch (e) { resultsError("#results-detail", e); }
+}
+
+async function showGames(db, run) {
+  $("#replay").innerHTML = "";
+  try {
+    const r = await api("GET", `/api/results/${enc(db)}/runs/${run}/games`);
+    const rows = r.games.map((g) => `<tr><td>${g.index}</td><td>${esc(g.game)}</td><td>${g.seat_a === 0 ? "first" : "second"}</td>
+      <td>${g.score_a}</td><td>${g.moves}</td><td><a class="link game-link" data-db="${esc(db)}" data-run="${run}" data-index="${g.index}">replay</a></td></tr>`).join("");
+    $("#results-games").innerHTML = `<h3>Run ${run}: games</h3><table class="data" id="results-game-list">
+      <thead><tr><th>#</th><th>game</th><th>A moved</th><th>A's score</th><th>moves</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+  } catch (e) { resultsError("#results-games", e); }
+}
+
+async function showReplay(step) {
+  const { db, run, index } = replay;
+  try {
+    const q = step === undefined ? "?step=0" : `?step=${step}`;
+    const g = await api("GET", `/api/results/${enc(db)}/games/${run}/${index}${q}`);
+    replay.step = g.step;
+    replay.total = g.moves.length;
+    const moves = g.moves.map((m, i) => `<li class="${i < g.step ? "played" : ""}">${esc(m)}</li>`).join("");
+    $("#replay").innerHTML = `<h3>Run ${run}, game ${index}: ${esc(g.game)}</h3>
+      <p class="spec">${g.players.map((p, i) => `${i + 1}. ${esc(p)}`).join("<br>")}<br>returns ${esc(g.returns.join(", "))}</p>
+      <div class="controls"><button type="button" id="replay-first">|◀</button><button type="button" id="replay-prev">◀</button>
+      <span id="replay-step">${g.step} / ${g.moves.length}</span>
+      <button type="button" id="replay-next">▶</button><button type="button" id="replay-last">▶|</button></div>
+      <div id="replay-board" class="replay-board">${g.board_svg}</div>
+      <ol id="replay-moves">${moves}</ol>`;
+    $("#replay-first").disabled = $("#replay-prev").disabled = g.step === 0;
+    $("#replay-next").disabled = $("#replay-last").disabled = g.step === g.moves.length;
+  } catch (e) { resultsError("#replay", e); }
+}
+
+async function showReport(name) {
+  $("#results-games").innerHTML = "";
+  $("#replay").innerHTML = "";
+  try {
+    const r = await api("GET", `/api/results/reports/${enc(name)}`);
+    $("#results-detail").innerHTML = `<article class="report" id="report">${r.html}</article>`;
+  } catch (e) { resultsError("#results-detail", e); }
+}
+
+function resultsClick(ev) {
+  const t = ev.target.closest("a, button");
+  if (!t) return;
+  if (t.classList.contains("db-link")) showRuns(t.dataset.db);
+  else if (t.classList.contains("report-link")) showReport(t.dataset.report);
+  else if (t.classList.contains("run-link")) showGames(t.dataset.db, Number(t.dataset.run));
+  else if (t.classList.contains("game-link")) {
+    replay = { db: t.dataset.db, run: Number(t.dataset.run), index: Number(t.dataset.index), step: 0 };
+    showReplay(0);
+  } else if (replay && t.id === "replay-next") showReplay(replay.step + 1);
+  else if (replay && t.id === "replay-prev") showReplay(replay.step - 1);
+  else if (replay && t.id === "replay-first") showReplay(0);
+  else if (replay && t.id === "replay-last") showReplay(replay.total);
 }
 
 // -- wiring -----------------------------------------------------------------------------------
@@ -256,6 +341,7 @@ async function init() {
   $("#resume").addEventListener("click", () => command("resume"));
   $("#draw-tree").addEventListener("click", () => drawTree(false));
   for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => switchTab(t.dataset.tab));
+  $("#results-body").addEventListener("click", resultsClick);
 }
 
 init().catch((e) => say(`could not load the page: ${e.message}`, true));
