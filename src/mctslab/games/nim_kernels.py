@@ -86,7 +86,10 @@ def returns(consts, state, out):
 
 
 @njit(cache=True)
-def random_playout(consts, state, rng, moves, out):
+def playout(consts, state, rng, moves, out, strategic):
+    """Play to the end: uniform moves, or with ``strategic`` the Nim report's strategic player
+    (take ``n mod (K+1)``, leaving a multiple of ``K+1``; uniform when ``n`` already is one).
+    Coin flips follow their probabilities. Returns ``(n_moves, rng)``."""
     n = 0
     k = consts[C_K]
     while state[S_WINNER] < 0:
@@ -94,10 +97,20 @@ def random_playout(consts, state, rng, moves, out):
             rng, coin = below(rng, 2)
             apply_chance(consts, state, coin)
             continue
-        rng, a = below(rng, min(k, state[S_COUNTERS]))
+        left = np.int64(state[S_COUNTERS])
+        take = left % (k + 1) if strategic else 0
+        if take == 0:
+            rng, a = below(rng, min(k, left))
+        else:
+            a = take - 1
         moves[2 * n] = state[S_TO_MOVE]
         moves[2 * n + 1] = a
         n += 1
         apply_action(consts, state, a)
     returns(consts, state, out)
     return n, rng
+
+
+@njit(cache=True)
+def random_playout(consts, state, rng, moves, out):
+    return playout(consts, state, rng, moves, out, False)

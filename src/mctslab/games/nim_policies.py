@@ -7,17 +7,11 @@ the coin, chance follows its probabilities. ``uniform`` with modifiers (decisive
 LGRF, PoolRAVE) is the generic contract version (:mod:`mctslab.playouts.generic`).
 """
 
-import numpy as np
 from numba import njit
 
 from mctslab import codegen
 from mctslab.games import nim_kernels
 from mctslab.games.nim_kernels import (  # noqa: F401  (the contract, re-exported)
-    C_K,
-    S_COUNTERS,
-    S_PHASE,
-    S_TO_MOVE,
-    S_WINNER,
     STATE_DTYPE,
     apply_action,
     apply_chance,
@@ -30,7 +24,6 @@ from mctslab.games.nim_kernels import (  # noqa: F401  (the contract, re-exporte
 )
 from mctslab.playouts import generic
 from mctslab.playouts.common import BASE_STRATEGIC, PL_BASE
-from mctslab.rng import below
 
 _generic = codegen.specialize(generic, nim_kernels)
 BASES = frozenset({"uniform", "strategic"})
@@ -41,25 +34,7 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
     """The strategic playout for ``pol[PL_BASE] == BASE_STRATEGIC``, else the generic one."""
     if pol[PL_BASE] != BASE_STRATEGIC:
         return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
-    n = 0
-    k = consts[C_K]
-    while state[S_WINNER] < 0:
-        if state[S_PHASE] == 1:
-            rng, coin = below(rng, 2)
-            apply_chance(consts, state, coin)
-            continue
-        left = np.int64(state[S_COUNTERS])
-        take = left % (k + 1)
-        if take == 0:
-            rng, a = below(rng, min(k, left))
-        else:
-            a = take - 1
-        moves[2 * n] = state[S_TO_MOVE]
-        moves[2 * n + 1] = a
-        n += 1
-        apply_action(consts, state, a)
-    returns(consts, state, out)
-    return n, rng
+    return nim_kernels.playout(consts, state, rng, moves, out, True)
 
 
 @njit(cache=True)
