@@ -9,6 +9,9 @@ games of the pair use it.
 
 Finished games go to a :class:`~mctslab.store.ResultsStore`; a rerun of the same match finds them
 and plays only the missing ones (``resumed_games``).
+
+A single-player run (2048; :mod:`mctslab.single_player`) is a task list with no agent B: its one
+agent sits at seat 0 in every game and the stored ``score_a`` is the game's return (the score).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ class GameRecord:
     seconds: list[float] = field(default_factory=list)
     #: per decision: the mover and its search's statistics (see :data:`SEARCH_STAT_FIELDS`)
     search_stats: dict[str, list] = field(default_factory=dict)
+    #: the state the game ended in (terminal unless ``max_moves`` stopped it)
+    final: State | None = field(default=None, repr=False)
 
 
 #: the statistics of each decision kept with a game (from :class:`~mctslab.search.SearchResult`)
@@ -58,10 +63,13 @@ def play_game(
     agents: Sequence,
     rng_seed: int = 0,
     on_move: Callable[[State, int, int, object], None] | None = None,
+    max_moves: int | None = None,
 ) -> GameRecord:
     """Play one game; ``agents[p]`` moves for player ``p``. Chance events use a seeded sampler.
 
-    ``on_move(state, player, action, agent)`` is called after each decision move is applied.
+    ``on_move(state, player, action, agent)`` is called after each decision move is applied;
+    ``max_moves`` stops the game after that many decisions (the record's ``final`` state is then
+    not terminal).
     """
     chance = random.Random(rng_seed)
     for agent in agents:
@@ -69,7 +77,7 @@ def play_game(
     state = game.new_initial_state()
     seconds: list[float] = []
     searched: dict[str, list] = {"player": [], **{k: [] for k in SEARCH_STAT_FIELDS}}
-    while not state.is_terminal():
+    while not state.is_terminal() and (max_moves is None or len(seconds) < max_moves):
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
             o = chance.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
@@ -88,7 +96,7 @@ def play_game(
         if on_move is not None:
             on_move(state, player, action, agent)
     names = tuple(a.spec_string for a in agents)
-    return GameRecord(names, list(state.history), state.returns(), seconds, searched)
+    return GameRecord(names, list(state.history), state.returns(), seconds, searched, state)
 
 
 def score_of(returns: Sequence[float], seat: int) -> float:
@@ -189,15 +197,18 @@ class GameTask:
     index: int
     game: str
     spec_a: str
+    #: empty for a single-player run (A alone at seat 0)
     spec_b: str
     run_seed: int
 
     @property
     def seat_a(self) -> int:
-        return self.index % 2
+        return self.index % 2 if self.spec_b else 0
 
     @property
-    def players(self) -> tuple[str, str]:
+    def players(self) -> tuple[str, ...]:
+        if not self.spec_b:
+            return (self.spec_a,)
         return (self.spec_a, self.spec_b) if self.seat_a == 0 else (self.spec_b, self.spec_a)
 
 
@@ -213,11 +224,12 @@ def _load(spec: str) -> Game:
 
 
 def play_task(task: GameTask) -> dict:
-    """Play one game of a match and return its database row (see :mod:`mctslab.store`)."""
+    """Play one game of a match (or of a single-player run) and return its database row (see
+    :mod:`mctslab.store`); a single-player game's ``score_a`` is its return."""
     from mctslab.agents import make_agent
 
     game = _load(task.game)
-    seeds = [seed_for(task.run_seed, task.index, p) for p in range(2)]
+    seeds = [seed_for(task.run_seed, task.index, p) for p in range(len(task.players))]
     agents = [make_agent(sp, game, seed=s) for sp, s in zip(task.players, seeds, strict=True)]
     chance_seed = seed_for(task.run_seed, task.index, 2)
     record = play_game(game, agents, rng_seed=chance_seed)
@@ -230,7 +242,9 @@ def play_task(task: GameTask) -> dict:
         "chance_seed": chance_seed,
         "moves": [int(m) for m in record.moves],
         "returns": [float(r) for r in record.returns],
-        "score_a": score_of(record.returns, task.seat_a),
+        "score_a": (
+            score_of(record.returns, task.seat_a) if task.spec_b else float(record.returns[0])
+        ),
         "move_seconds": record.seconds,
         "search_stats": record.search_stats,
     }
@@ -264,7 +278,8 @@ class MatchResult:
 
 def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tuple[list, str, str]:
     """Load every game and agent spec once (a bad spec fails before any game is played) and
-    return their canonical strings."""
+    return their canonical strings. An empty ``spec_b`` means a single-player run: every game
+    must then have one player, and otherwise two."""
     from mctslab.agents import make_agent
 
     names = [games] if isinstance(games, str) else list(games)
@@ -272,10 +287,21 @@ def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tup
         raise MctslabError("a match needs at least one game spec")
     loaded = [_load(g) for g in names]
     canon = [g.spec.spec_string for g in loaded]
+    players = 2 if spec_b else 1
     for g, s in zip(loaded, canon, strict=True):
         _GAMES.setdefault(s, g)
+        if g.num_players() != players:
+            raise MctslabError(
+                f"{s} has {g.num_players()} player(s); "
+                + (
+                    "a match needs a two-player game (2048 is played by one agent: "
+                    "mctslab bench 2048, or an experiment of kind score)"
+                    if spec_b
+                    else "a single-player run needs a one-player game (two agents play a match)"
+                )
+            )
     a = make_agent(spec_a, loaded[0], seed=0).spec_string
-    b = make_agent(spec_b, loaded[0], seed=0).spec_string
+    b = make_agent(spec_b, loaded[0], seed=0).spec_string if spec_b else ""
     return canon, a, b
 
 
@@ -326,22 +352,20 @@ def run_match(
     if own_store:
         store = ResultsStore(":memory:")
     try:
-        run_id = store.run_id(names, spec_a, spec_b, seed, label)
-        done = {r["game_index"]: r for r in store.games(run_id) if r["game_index"] < n_games}
-        resumed = len(done)
-        todo = [t for t in match_tasks(names, spec_a, spec_b, n_games, seed) if t.index not in done]
-        verdict = _play(
-            todo,
-            done,
+        run_id, done, resumed, verdict = play_run(
             store,
-            run_id,
+            names,
+            spec_a,
+            spec_b,
             n_games,
-            workers,
-            backend,
-            address,
-            sprt,
-            progress,
-            description,
+            seed,
+            workers=workers,
+            backend=backend,
+            address=address,
+            sprt=sprt,
+            progress=progress,
+            label=label,
+            description=description,
         )
         rows = [done[i] for i in sorted(done)]
         if sprt is not None:
@@ -354,6 +378,55 @@ def run_match(
     finally:
         if own_store:
             store.close()
+
+
+def _score_text(rows) -> str:
+    """The progress bar's score field of a match: A's score with both intervals and Elo."""
+    return summarise_scores([r["score_a"] for r in rows]).score_text()
+
+
+def play_run(
+    store,
+    names: list[str],
+    spec_a: str,
+    spec_b: str,
+    n_games: int,
+    seed: int,
+    *,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    sprt: stats.Sprt | None = None,
+    progress: bool = False,
+    label: str = "",
+    description: str = "games",
+    score_text: Callable[[list[dict]], str] = _score_text,
+) -> tuple[int, dict[int, dict], int, str | None]:
+    """Play the games ``0..n_games−1`` of the run (``names``, canonical ``spec_a``, ``spec_b``
+    (empty: single-player), ``seed``) that ``store`` does not hold yet, storing each as it ends.
+
+    Returns the run id, the stored rows by game index, how many were found already finished,
+    and the SPRT verdict (None without SPRT). ``score_text(rows)`` is the progress bar's
+    figure."""
+    run_id = store.run_id(names, spec_a, spec_b, seed, label)
+    done = {r["game_index"]: r for r in store.games(run_id) if r["game_index"] < n_games}
+    resumed = len(done)
+    todo = [t for t in match_tasks(names, spec_a, spec_b, n_games, seed) if t.index not in done]
+    verdict = _play(
+        todo,
+        done,
+        store,
+        run_id,
+        n_games,
+        workers,
+        backend,
+        address,
+        sprt,
+        progress,
+        description,
+        score_text,
+    )
+    return run_id, done, resumed, verdict
 
 
 def _prefix(rows: list[dict]) -> list[dict]:
@@ -382,8 +455,11 @@ def _sprt_prefix(rows: list[dict], sprt: stats.Sprt) -> int:
     return 0
 
 
-def _play(todo, done, store, run_id, n_games, workers, backend, address, sprt, progress, what):
-    """Run the tasks, storing each finished game; returns the SPRT verdict (or None)."""
+def _play(
+    todo, done, store, run_id, n_games, workers, backend, address, sprt, progress, what, text
+):
+    """Run the tasks, storing each finished game; returns the SPRT verdict (or None).
+    ``text(rows)`` is the progress bar's score field."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -410,15 +486,13 @@ def _play(todo, done, store, run_id, n_games, workers, backend, address, sprt, p
     if runner is None:
         raise MctslabError(f"unknown backend {backend!r}; known: {', '.join(_RUNNERS)}")
     with Progress(*columns, disable=not progress, transient=False) as bar:
-        summary = summarise_scores([r["score_a"] for r in done.values()])
-        task = bar.add_task(what, total=n_games, completed=len(done), score=summary.score_text())
+        task = bar.add_task(what, total=n_games, completed=len(done), score=text(done.values()))
 
         def finished(row: dict) -> bool:
             """Store one game; True to stop early (SPRT decided)."""
             if store.add_game(run_id, row):
                 done[row["game_index"]] = row
-            s = summarise_scores([r["score_a"] for r in done.values()])
-            bar.update(task, completed=len(done), score=s.score_text())
+            bar.update(task, completed=len(done), score=text(done.values()))
             return sprt is not None and verdict() != "continue"
 
         runner(todo, finished, workers, address)

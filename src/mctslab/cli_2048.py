@@ -4,25 +4,24 @@
 Reports the share of games reaching each tile (``reached``: "2048" -> 0.97 ...), the median and
 mean score, and moves per second. Games run in ``--workers`` processes (one game per task, each
 with its own seeds, so any game can be replayed with ``--seed``); ``--out FILE`` appends one JSON
-line per finished game, so a long run that is interrupted keeps what it finished.
+line per finished game, so a long run that is interrupted keeps what it finished. The game and
+its summary are :mod:`mctslab.single_player`'s, which the experiments' ``score`` tables share.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
-import statistics
-import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import click
+
+from mctslab.single_player import play_one, summarise
 
 #: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
 #: here (docs/chance-and-mdp.md): the book's MDP MCTS, depth 4, c = 1000, each leaf valued by a
 #: uniformly random rollout to the end of the game (the score still to come)
 DEFAULT_AGENT = "mdp(d=4,c=1000,rollout_depth=0)"
-TILES = [2**e for e in range(7, 18)]
 
 
 def agent_with_time(spec: str, seconds: float) -> str:
@@ -36,65 +35,6 @@ def agent_with_time(spec: str, seconds: float) -> str:
         return spec
     raw = dict(raw, time=repr(seconds))
     return specstr.format_spec(name, raw)
-
-
-def play_one(agent_spec: str, seed: int, max_moves: int | None = None) -> dict:
-    """One game of 2048 by ``agent_spec``; chance from ``seed``. Returns score, max tile, moves
-    and the seconds the agent thought."""
-    import mctslab
-    from mctslab.agents import make_agent
-    from mctslab.games.g2048 import max_tile
-
-    game = mctslab.load_game("2048")
-    agent = make_agent(agent_spec, game, seed=seed)
-    chance = random.Random(seed)
-    state = game.new_initial_state()
-    moves = 0
-    thinking = 0.0
-    slowest = 0.0
-    while not state.is_terminal() and (max_moves is None or moves < max_moves):
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(chance.choices(outcomes, probs)[0])
-            continue
-        t0 = time.perf_counter()
-        action = agent.step(state)
-        dt = time.perf_counter() - t0
-        thinking += dt
-        slowest = max(slowest, dt)
-        state.apply_action(action)
-        moves += 1
-    return {
-        "seed": seed,
-        "score": int(state.returns()[0]),
-        "max_tile": max_tile(state.array),
-        "moves": moves,
-        "seconds": thinking,
-        "slowest_move": slowest,
-        "finished": state.is_terminal(),
-    }
-
-
-def summarise(agent_spec: str, seconds: float, games: list[dict]) -> dict:
-    """``reached`` (tile -> share of games whose largest tile is at least it), scores, speed."""
-    n = len(games)
-    scores = [g["score"] for g in games]
-    moves = sum(g["moves"] for g in games)
-    thinking = sum(g["seconds"] for g in games)
-    return {
-        "game": "2048",
-        "agent": agent_spec,
-        "time_per_move": seconds,
-        "games": n,
-        "reached": {str(t): sum(g["max_tile"] >= t for g in games) / n for t in TILES},
-        "median_score": statistics.median(scores) if n else 0,
-        "mean_score": statistics.fmean(scores) if n else 0.0,
-        "max_score": max(scores, default=0),
-        "mean_moves": moves / n if n else 0.0,
-        "moves_per_second": moves / thinking if thinking > 0 else 0.0,
-        "slowest_move": max((g["slowest_move"] for g in games), default=0.0),
-        "load_average": os.getloadavg()[0],
-    }
 
 
 @click.command("2048")

@@ -10,6 +10,9 @@ mctslab's, ``PRAGMA user_version`` holds the schema version):
   per-player returns, A's score (1, ½, 0), seconds per move, per-move search statistics, the
   mctslab version and the finishing time. ``INSERT OR IGNORE`` on the key means a game can never
   be stored twice.
+- A single-player run (2048, :mod:`mctslab.single_player`) has an empty ``agent_b``; its games
+  have one player and one agent seed, A's seat is 0 and ``score_a`` is the game's return (the
+  score), not a result against B.
 
 Every game is committed on its own in WAL mode, so a run killed (Ctrl-C, ``kill -9``) loses only
 the games in flight, and rerunning the same command resumes. A file that is not an SQLite
