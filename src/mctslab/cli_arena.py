@@ -280,6 +280,10 @@ def results_show(db):
         for run in store.runs():
             scores = [g["score_a"] for g in store.games(run.id)]
             s = summarise_scores(scores)
+            if not run.agent_b:  # a single-player run: each game's score_a is its score
+                text = f"mean score {sum(scores) / len(scores):,.0f}" if scores else ""
+            else:
+                text = s.score_text()
             game = run.games[0] if len(run.games) == 1 else f"{len(run.games)} specs"
             table.add_row(
                 str(run.id),
@@ -289,7 +293,7 @@ def results_show(db):
                 run.agent_b,
                 str(run.seed),
                 str(s.games),
-                s.score_text(),
+                text,
             )
         console.print(table)
 

@@ -58,7 +58,8 @@ def export_jsonl(store: ResultsStore, f: TextIO, run_id: int | None = None) -> i
 
 def export_csv(store: ResultsStore, f: TextIO, run_id: int | None = None) -> int:
     """One row per game (:data:`CSV_COLUMNS`); ``moves`` are action indices separated by spaces,
-    ``seconds`` the total thinking time of both players."""
+    ``seconds`` the total thinking time of both players. A single-player game (2048) has an empty
+    ``player1`` and its score as ``score_a``."""
     w = csv.writer(f)
     w.writerow(CSV_COLUMNS)
     n = 0
@@ -73,7 +74,7 @@ def export_csv(store: ResultsStore, f: TextIO, run_id: int | None = None) -> int
                 run.agent_b,
                 g["seat_a"],
                 g["players"][0],
-                g["players"][1],
+                g["players"][1] if len(g["players"]) > 1 else "",
                 g["score_a"],
                 " ".join(f"{r:g}" for r in g["returns"]),
                 " ".join(map(str, g["moves"])),
@@ -101,9 +102,12 @@ def pgn_result(returns: list[float]) -> str:
 def export_pgn(store: ResultsStore, f: TextIO, run_id: int | None = None) -> int:
     """A PGN game without moves per stored game, which Ordo (``ordo -p FILE``) and BayesElo
     (``readpgn FILE``) read: ``White`` is player 0, the side that moves first (Black in NoGo, Go
-    and Hex), ``Black`` player 1; ``Result`` from the returns."""
+    and Hex), ``Black`` player 1; ``Result`` from the returns. Single-player games (2048) have no
+    result between two players and are left out."""
     n = 0
     for run, g in _games(store, run_id):
+        if len(g["players"]) < 2:
+            continue
         result = pgn_result(g["returns"])
         f.write(
             f'[Event "{_tag(run.label or f"mctslab run {run.id}")}"]\n'

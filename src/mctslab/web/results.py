@@ -123,28 +123,31 @@ class Folder:
 
 
 def run_rows(store: ReadOnlyStore) -> list[dict]:
+    """Per run: agents, games played, A's wins/draws/losses, score, rate and Wilson 95% interval;
+    a single-player run (2048, no agent B) stores each game's score as ``score_a``, so it gets
+    ``mean_score`` and no rate."""
     summaries = store.summaries()
     out = []
     for run in store.runs():
         n, score, wins, draws = summaries.get(run.id, (0, 0.0, 0, 0))
-        lo, hi = wilson_interval(score, n)
-        out.append(
-            {
-                "id": run.id,
-                "label": run.label,
-                "games": run.games,
-                "agent_a": run.agent_a,
-                "agent_b": run.agent_b,
-                "seed": run.seed,
-                "played": n,
-                "wins": wins,
-                "draws": draws,
-                "losses": n - wins - draws,
-                "score_a": score,
-                "rate_a": score / n if n else None,
-                "wilson95": [lo, hi],
-            }
-        )
+        row = {
+            "id": run.id,
+            "label": run.label,
+            "games": run.games,
+            "agent_a": run.agent_a,
+            "agent_b": run.agent_b,
+            "seed": run.seed,
+            "played": n,
+            "score_a": score,
+        }
+        if run.agent_b:
+            lo, hi = wilson_interval(score, n)
+            row |= {"wins": wins, "draws": draws, "losses": n - wins - draws}
+            row |= {"rate_a": score / n if n else None, "wilson95": [lo, hi]}
+        else:
+            row |= {"wins": 0, "draws": 0, "losses": 0, "mean_score": score / n if n else None}
+            row |= {"rate_a": None, "wilson95": [None, None]}
+        out.append(row)
     return out
 
 

@@ -242,7 +242,7 @@ async function showRuns(db) {
     const r = await api("GET", `/api/results/${enc(db)}/runs`);
     const rows = r.runs.map((x) => `<tr><td>${x.id}</td><td>${esc(x.label)}</td><td>${esc(x.games.join(", "))}</td>
       <td class="spec">${esc(x.agent_a)}</td><td class="spec">${esc(x.agent_b)}</td><td>${x.played}</td>
-      <td>${x.wins}/${x.draws}/${x.losses}</td><td>${pct(x.rate_a)} [${pct(x.wilson95[0])}, ${pct(x.wilson95[1])}]</td>
+      <td>${x.wins}/${x.draws}/${x.losses}</td><td>${x.agent_b ? `${pct(x.rate_a)} [${pct(x.wilson95[0])}, ${pct(x.wilson95[1])}]` : `mean score ${Math.round(x.mean_score ?? 0)}`}</td>
       <td><a class="link run-link" data-db="${esc(db)}" data-run="${x.id}">games</a></td></tr>`).join("");
     $("#results-detail").innerHTML = `<h3>${esc(db)}: runs</h3><table class="data" id="results-runs">
       <thead><tr><th>run</th><th>label</th><th>game</th><th>A</th><th>B</th><th>games</th><th>A W/D/L</th><th>A's score (Wilson 95%)</th><th></th></tr></thead>
