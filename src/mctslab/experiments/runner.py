@@ -2,7 +2,9 @@
 
 Match cells go through :func:`mctslab.arena.run_match` (each cell is one resumable run in the
 database, labelled ``experiment/table/row/column``); memory cells run single searches from the
-initial position and record the tree's bytes and nodes (:class:`~mctslab.search.SearchResult`).
+initial position and record the tree's bytes and nodes (:class:`~mctslab.search.SearchResult`);
+score cells (single-player games, 2048) go through :func:`mctslab.single_player.run_score`, one
+resumable run per row, and report the tiles reached, the scores and the time per move.
 """
 
 from __future__ import annotations
@@ -13,8 +15,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mctslab import stats
 from mctslab.arena import MatchResult, run_match, seed_for
-from mctslab.experiments.spec import Cell, Experiment, ExperimentError, Table, missing
+from mctslab.experiments.spec import (
+    DEFAULT_TILES,
+    Cell,
+    Experiment,
+    ExperimentError,
+    Table,
+    missing,
+)
+from mctslab.single_player import ScoreResult, reached_counts, run_score
 
 
 @dataclass
@@ -24,6 +35,7 @@ class CellResult:
     bytes: float = 0.0
     nodes: float = 0.0
     per_n: list[dict] = field(default_factory=list)
+    score: ScoreResult | None = None
 
 
 @dataclass
@@ -66,20 +78,21 @@ def run(
                 results.append(_memory(cell, table.searches, run_seed))
                 continue
             short = f"t{ti + 1} {cell.row_label}" + (f" {cell.col_label}" if cell.col_label else "")
-            m = run_match(
-                cell.game,
-                cell.a,
-                cell.b,
-                games or table.games,
-                run_seed,
-                store=store,
-                workers=workers,
-                backend=backend,
-                address=address,
-                progress=progress,
-                label=label,
-                description=short,
-            )
+            common = {
+                "store": store,
+                "workers": workers,
+                "backend": backend,
+                "address": address,
+                "progress": progress,
+                "label": label,
+                "description": short,
+            }
+            n_games = games or table.games
+            if exp.kind == "score":
+                sr = run_score(cell.game, cell.a, n_games, run_seed, **common)
+                results.append(CellResult(cell, score=sr))
+                continue
+            m = run_match(cell.game, cell.a, cell.b, n_games, run_seed, **common)
             cr = CellResult(cell, m)
             if table.per_n:
                 cr.per_n = per_n_statistics(m.rows)
@@ -168,6 +181,58 @@ def source_value(text: str | None, value: str, source_games: int | None) -> floa
 
 
 # -- report --------------------------------------------------------------------------------------
+def tiles_of(tr: TableResult) -> list[int]:
+    """The tiles a score table reports: its own, or :data:`DEFAULT_TILES` for 2048."""
+    if tr.table.tiles:
+        return tr.table.tiles
+    games = {cr.score.game for cr in tr.cells if cr.score is not None}
+    return list(DEFAULT_TILES) if games == {"2048"} else []
+
+
+def score_row(cr: CellResult, tiles: list[int]) -> dict:
+    """One score row's figures: games; per tile the games reaching it, the share and its Wilson
+    95% interval; median and mean score; milliseconds of search per move (total seconds the
+    agent searched over its decisions, × 1000)."""
+    games = cr.score.games
+    n = len(games)
+    counts = reached_counts(games, tiles)
+    scores = [g["score"] for g in games]
+    moves = sum(g["moves"] for g in games)
+    return {
+        "games": n,
+        "reached": {
+            t: (c, c / n if n else 0.0, stats.wilson_interval(c, n)) for t, c in counts.items()
+        },
+        "median": statistics.median(scores) if n else 0.0,
+        "mean": statistics.fmean(scores) if n else 0.0,
+        "scores": scores,
+        "ms_per_move": 1000 * sum(g["seconds"] for g in games) / moves if moves else 0.0,
+    }
+
+
+def _score_column(tr: TableResult) -> list[str]:
+    t = tr.table
+    tiles = tiles_of(tr)
+    out = [
+        f"| {t.row_name} | agent | games | "
+        + "".join(f"reached {x} | " for x in tiles)
+        + "median score | mean score | ms a move | source |",
+        "| --- | --- | ---: |" + " ---: |" * (len(tiles) + 3) + " --- |",
+    ]
+    for cr in tr.cells:
+        r = score_row(cr, tiles)
+        reached = "".join(
+            f"{c}/{r['games']} = {100 * p:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}] | "
+            for c, p, (lo, hi) in r["reached"].values()
+        )
+        src = cr.cell.source if cr.cell.source is not None else "—"
+        out.append(
+            f"| {cr.cell.row_label} | `{cr.cell.a}` | {r['games']} | {reached}"
+            f"{r['median']:,.0f} | {r['mean']:,.0f} | {r['ms_per_move']:.2f} | {src} |"
+        )
+    return out
+
+
 def _ours(cr: CellResult, value: str) -> str:
     if cr.match is None:
         return f"{cr.bytes:,.0f} bytes ({cr.nodes:,.0f} nodes)"
@@ -198,13 +263,18 @@ def markdown(exp: Experiment, results: list[TableResult], meta: dict) -> str:
     lines = [f"# {exp.title}", ""]
     if exp.source:
         lines += [f"Source: {exp.source}", ""]
-    legend = (
-        "Ours: bytes and nodes of the tree after one search from the initial position, mean "
-        "over the searches."
-        if exp.kind == "memory"
-        else "Ours: A's win rate ± 2σ (two standard deviations, as the NoGo paper prints it), then "
+    legend = {
+        "memory": "Ours: bytes and nodes of the tree after one search from the initial position, "
+        "mean over the searches.",
+        "score": "Ours, per row: the games whose largest tile reached each tile (count/games = "
+        "share, Wilson 95% CI in brackets), the median and mean final score, and the "
+        "milliseconds the agent searched per move (on a busy machine this includes waiting for "
+        "a core).",
+    }.get(
+        exp.kind,
+        "Ours: A's win rate ± 2σ (two standard deviations, as the NoGo paper prints it), then "
         "the Wilson 95% CI in brackets (draws count half). † marks a source figure outside "
-        "our 95% CI."
+        "our 95% CI.",
     )
     lines += [f"Scale `{exp.scale}`; {meta.get('what', '')}", "", legend, ""]
     if exp.notes:
@@ -215,6 +285,8 @@ def markdown(exp: Experiment, results: list[TableResult], meta: dict) -> str:
             lines += [f"## {t.title}", ""]
         if exp.kind == "round_robin":
             lines += _round_robin(tr)
+        elif exp.kind == "score":
+            lines += _score_column(tr)
         elif t.col_labels:
             lines += _grid(tr, exp.value)
         else:
@@ -338,7 +410,8 @@ def _per_n(cr: CellResult) -> list[str]:
 # -- plots ---------------------------------------------------------------------------------------
 def plots(exp: Experiment, results: list[TableResult], out_dir: Path) -> list[str]:
     """Matplotlib figures: A's rate against the (numeric) row variable with Wilson bands and the
-    source's figures as markers; bytes against z for memory tables; the Nim per-N curves."""
+    source's figures as markers; bytes against z for memory tables; the Nim per-N curves; tiles
+    reached and scores per row for score tables."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -347,6 +420,10 @@ def plots(exp: Experiment, results: list[TableResult], out_dir: Path) -> list[st
     files = []
     for ti, tr in enumerate(results):
         t = tr.table
+        if exp.kind == "score":
+            fig = _score_plot(exp, tr, plt)
+            files.append(_save(fig, out_dir / f"{exp.name}-{exp.scale}-t{ti + 1}.png"))
+            continue
         try:
             xs_all = [float(r) for r in t.row_labels]
         except ValueError:
@@ -398,6 +475,40 @@ def plots(exp: Experiment, results: list[TableResult], out_dir: Path) -> list[st
                     _save(fig, out_dir / f"{exp.name}-{exp.scale}-t{ti + 1}-n{ci + 1}.png")
                 )
     return files
+
+
+def _score_plot(exp: Experiment, tr: TableResult, plt):
+    """A score table's figure: per row, the share of games reaching each tile (bars, Wilson 95%
+    error bars) and the final scores (box plot with every game as a dot)."""
+    import textwrap
+
+    tiles = tiles_of(tr)
+    rows = [score_row(cr, tiles) for cr in tr.cells]
+    labels = [textwrap.fill(cr.cell.row_label, 18) for cr in tr.cells]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    width = 0.8 / max(len(tiles), 1)
+    for k, tile in enumerate(tiles):
+        xs = [i + (k - (len(tiles) - 1) / 2) * width for i in range(len(rows))]
+        shares = [r["reached"][tile][1] for r in rows]
+        err = [
+            [p - r["reached"][tile][2][0] for p, r in zip(shares, rows, strict=True)],
+            [r["reached"][tile][2][1] - p for p, r in zip(shares, rows, strict=True)],
+        ]
+        left.bar(xs, shares, width, yerr=err, capsize=2, label=f"≥ {tile}")
+    left.set_xticks(range(len(rows)), labels, fontsize=7)
+    left.set_ylim(0, 1.05)
+    left.set_ylabel("share of games reaching the tile (95% CI)")
+    if tiles:
+        left.legend(fontsize=7)
+    right.boxplot([r["scores"] for r in rows], showfliers=False)
+    for i, r in enumerate(rows):
+        right.plot([i + 1] * len(r["scores"]), r["scores"], ".", color="black", alpha=0.5)
+    right.set_xticks(range(1, len(rows) + 1), labels, fontsize=7)
+    right.set_ylabel("final score")
+    counts = sorted({r["games"] for r in rows})
+    games = " to ".join(str(n) for n in counts[:: max(len(counts) - 1, 1)])
+    fig.suptitle(f"{tr.table.title or exp.title} ({games} games a row)"[:110], fontsize=9)
+    return fig
 
 
 def _save(fig, path: Path) -> str:

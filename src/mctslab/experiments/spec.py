@@ -5,7 +5,7 @@ single searches for ``kind = "memory"``) built from templates over the row and c
 
     title = "RAVE against UCT"            # what the report calls it
     source = "NoGo paper §3.1"            # where the source's numbers come from
-    kind = "match"                        # match | memory | round_robin
+    kind = "match"                        # match | memory | round_robin | score
     value = "rate"                        # rate (± 2σ) | wins (of source_games) | ratio (w/(w+l))
     seed = 0                              # the run seed of every cell
     needs = "the RAVE preset"             # what must exist to run it (named when it does not)
@@ -29,6 +29,23 @@ single searches for ``kind = "memory"``) built from templates over the row and c
 
 Rows may also be inline tables of variables, with an optional ``label`` and per-row ``a``, ``b``,
 ``game`` and ``source``.
+
+``kind = "score"`` tables play a single-player game (2048): each row is one agent ``a`` (no
+``b``) playing the scale's ``games`` games, each with its own seeds; the report gives per row the
+share of games reaching each of the table's ``tiles`` (default 1024, 2048, 4096) with its Wilson
+95% interval, the median and mean score and the milliseconds per move (see
+:mod:`mctslab.single_player`)::
+
+    kind = "score"
+    [[table]]
+    game = "2048"
+    tiles = [1024, 2048, 4096]
+    row = "U"
+    rows = [{label = "rollout", leaf = "rollout"}, {label = "zero", leaf = "zero"}]
+    a = "mdp(d=10,c=100,leaf={leaf},sims={sims})"
+
+Unknown keys are refused with the allowed ones named (:data:`TOP_KEYS`, :data:`SCALE_KEYS`,
+:data:`TABLE_KEYS` per kind).
 """
 
 from __future__ import annotations
@@ -43,8 +60,21 @@ from pathlib import Path
 from mctslab.errors import MctslabError
 
 SCALES = ("quick", "paper")
-KINDS = ("match", "memory", "round_robin")
-VALUES = ("rate", "wins", "ratio", "bytes")
+KINDS = ("match", "memory", "round_robin", "score")
+VALUES = ("rate", "wins", "ratio", "bytes", "score")
+#: the keys of an experiment file, of a ``[scale.*]`` section (and a table's per-scale
+#: overrides), and of a ``[[table]]`` by kind
+TOP_KEYS = ("title", "source", "kind", "value", "seed", "needs", "notes", "plots", "scale", "table")
+SCALE_KEYS = ("games", "searches", "vars", "rows", "cols")
+_ROW_TABLE = ("title", "game", "row", "rows", "a", "vars", "source", *SCALES)
+TABLE_KEYS = {
+    "match": (*_ROW_TABLE, "b", "col", "cols", "draw", "per_n", "source_games"),
+    "memory": (*_ROW_TABLE, "col", "cols", "source_games"),
+    "round_robin": ("title", "game", "agents", "vars", *SCALES),
+    "score": (*_ROW_TABLE, "tiles"),
+}
+#: the tiles a score table reports without ``tiles``
+DEFAULT_TILES = (1024, 2048, 4096)
 
 
 class ExperimentError(MctslabError):
@@ -75,6 +105,7 @@ class Table:
     per_n: bool
     searches: int
     agents: list[str] = field(default_factory=list)  # round robin
+    tiles: list[int] = field(default_factory=list)  # score
 
     @property
     def row_labels(self) -> list[str]:
@@ -185,10 +216,21 @@ def load(name: str, scale: str = "quick") -> Experiment:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{path}: {exc}") from None
+    _check_keys(f"{path}", data, TOP_KEYS)
     kind = data.get("kind", "match")
-    value = data.get("value", "bytes" if kind == "memory" else "rate")
+    value = data.get("value", {"memory": "bytes", "score": "score"}.get(kind, "rate"))
     if kind not in KINDS or value not in VALUES:
         raise ExperimentError(f"{path}: kind must be one of {KINDS}, value one of {VALUES}")
+    if (kind == "score") != (value == "score"):
+        raise ExperimentError(
+            f"{path}: value = {value!r} does not go with kind = {kind!r}; a score table's value "
+            "is 'score' (tiles reached, scores), the other kinds' one of "
+            f"{', '.join(v for v in VALUES if v != 'score')}"
+        )
+    for name, section in data.get("scale", {}).items():
+        if name not in SCALES:
+            raise ExperimentError(f"{path}: unknown scale [scale.{name}]; allowed: {SCALES}")
+        _check_keys(f"{path} [scale.{name}]", section, SCALE_KEYS)
     defaults = data.get("scale", {}).get(scale, {})
     tables = [_table(path, t, defaults, scale, kind) for t in data.get("table", [])]
     if not tables:
@@ -213,9 +255,40 @@ def _label(v) -> str:
     return _fmt(v)
 
 
+def _check_keys(where: str, given: dict, allowed: tuple[str, ...]) -> None:
+    """Refuse keys not in ``allowed``, naming them and every allowed key."""
+    unknown = [k for k in given if k not in allowed]
+    if unknown:
+        raise ExperimentError(
+            f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}"
+        )
+
+
+def _tiles(path: Path, title: str, t: dict) -> list[int]:
+    """A score table's tiles: powers of two from 4 up, as given; without ``tiles`` the runner
+    reports :data:`DEFAULT_TILES` for 2048 (and no tiles for another game)."""
+    if "tiles" not in t:
+        return []
+    tiles = t["tiles"]
+    ok = isinstance(tiles, list) and tiles
+    if ok:
+        ok = all(isinstance(x, int) and x >= 4 and x & (x - 1) == 0 for x in tiles)
+    if not ok:
+        raise ExperimentError(
+            f"{path}: table {title!r}: tiles = {tiles!r}; allowed: a non-empty list of powers "
+            "of two from 4 up, e.g. [1024, 2048, 4096]"
+        )
+    return sorted(tiles)
+
+
 def _table(path: Path, t: dict, defaults: dict, scale: str, kind: str) -> Table:
-    over = {**defaults, **t.get(scale, {})}
     title = t.get("title", "")
+    where = f"{path}: table {title!r}" if title else f"{path}: [[table]]"
+    _check_keys(where, t, TABLE_KEYS[kind])
+    for sc in SCALES:
+        _check_keys(f"{where} {sc}", t.get(sc, {}), SCALE_KEYS)
+    over = {**defaults, **t.get(scale, {})}
     games = int(over.get("games", 20))
     if kind == "round_robin":
         consts = {**t.get("vars", {}), **over.get("vars", {})}
@@ -239,6 +312,11 @@ def _table(path: Path, t: dict, defaults: dict, scale: str, kind: str) -> Table:
         if keep is not None and rv.get(row_name, label) not in keep and label not in keep:
             continue
         row_source = rv.pop("source", None)
+        if kind == "score" and "b" in rv:
+            raise ExperimentError(
+                f"{where} row {label!r}: a score table plays one agent per row (a); "
+                "b is for match tables"
+            )
         a_t, b_t, g_t = (
             rv.pop("a", t.get("a")),
             rv.pop("b", t.get("b", "")),
@@ -280,6 +358,7 @@ def _table(path: Path, t: dict, defaults: dict, scale: str, kind: str) -> Table:
         t.get("source_games"),
         bool(t.get("per_n", False)),
         int(over.get("searches", 1)),
+        tiles=_tiles(path, title, t) if kind == "score" else [],
     )
 
 
@@ -311,6 +390,8 @@ def missing(exp: Experiment) -> list[str]:
                     problems.setdefault(f"game {g}", str(exc))
             if loaded is None:
                 continue
+            if exp.kind == "score":
+                _check_single_player(exp, table, loaded)
             for spec in (cell.a, cell.b):
                 if not spec:
                     continue
@@ -319,6 +400,20 @@ def missing(exp: Experiment) -> list[str]:
                 except MctslabError as exc:
                     problems.setdefault(_generic(spec), f"agent {spec}: {exc}")
     return list(problems.values())
+
+
+def _check_single_player(exp: Experiment, table: Table, game) -> None:
+    """A score table needs a one-player game; tiles given explicitly need 2048."""
+    spec = game.spec.spec_string
+    if game.num_players() != 1:
+        raise ExperimentError(
+            f'{exp.path}: table {table.title!r}: kind = "score" plays single-player games, '
+            f'and {spec} has {game.num_players()} players (two agents play kind = "match")'
+        )
+    if table.tiles and game.spec.name != "2048":
+        raise ExperimentError(
+            f"{exp.path}: table {table.title!r}: tiles are 2048's; {spec} has none"
+        )
 
 
 def _generic(spec: str) -> str:
