@@ -198,3 +198,51 @@ def test_heuristic_prefers_an_ordered_board(game):
     scrambled = game.state_from_board("2 128 8 32 / 256 4 64 16 / . . . . / . . . .")
     h = game.kernels.heuristic_value
     assert h(game.consts, ordered.array) > h(game.consts, scrambled.array)
+
+
+def picks(policy, eps, acts, rws, draws=400):
+    """The set of indices :func:`pick_move` returns over ``draws`` calls."""
+    rng = seed_state(3)
+    a = np.array(acts + [0] * (4 - len(acts)), dtype=np.int64)
+    r = np.array(rws + [0] * (4 - len(rws)), dtype=np.int64)
+    seen = set()
+    for _ in range(draws):
+        rng, i = k.pick_move(rng, policy, eps, a, r, len(acts))
+        rng = as_state(rng)
+        seen.add(int(i))
+    return seen
+
+
+def test_rollout_policies_pick_their_moves():
+    # greedy: only the moves of the largest merge reward, ties at random
+    assert picks(k.ROLLOUT_GREEDY, 0.0, [LEFT, DOWN, UP], [0, 8, 8]) == {1, 2}
+    assert picks(k.ROLLOUT_GREEDY, 0.0, [LEFT, RIGHT], [4, 0]) == {0}
+    # corner: left or down when either is legal, else right, else up
+    assert picks(k.ROLLOUT_CORNER, 0.0, [LEFT, DOWN, RIGHT, UP], [0, 0, 64, 0]) == {0, 1}
+    assert picks(k.ROLLOUT_CORNER, 0.0, [DOWN, UP], [0, 0]) == {0}
+    assert picks(k.ROLLOUT_CORNER, 0.0, [RIGHT, UP], [0, 4]) == {0}
+    # eps = 1 and the random policy: every legal move
+    assert picks(k.ROLLOUT_GREEDY, 1.0, [LEFT, DOWN, UP], [0, 8, 0]) == {0, 1, 2}
+    assert picks(k.ROLLOUT_RANDOM, 0.0, [LEFT, DOWN, UP], [0, 8, 0]) == {0, 1, 2}
+
+
+def test_greedy_rollouts_play_to_the_end_and_score_more_than_random(game):
+    out = np.zeros(1)
+    moves = np.empty(2 * 5000, dtype=np.int32)
+    means = {}
+    for policy in (k.ROLLOUT_RANDOM, k.ROLLOUT_GREEDY, k.ROLLOUT_CORNER):
+        rng = seed_state(5)
+        scores = []
+        for _ in range(300):
+            s = game.new_initial_state().array
+            if policy == k.ROLLOUT_RANDOM:
+                _, rng = k.random_playout(game.consts, s, rng, moves, out)
+            else:
+                _, rng = k.policy_playout(game.consts, s, rng, policy, 0.0, out)
+            rng = as_state(rng)
+            assert s[k.S_OVER] == 1 and not k.any_move(game.consts, s)
+            assert out[0] == s[k.S_SCORE]
+            scores.append(out[0])
+        means[policy] = np.mean(scores)
+    assert means[k.ROLLOUT_GREEDY] > 1.5 * means[k.ROLLOUT_RANDOM]
+    assert means[k.ROLLOUT_CORNER] > 1.5 * means[k.ROLLOUT_RANDOM]

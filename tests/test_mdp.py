@@ -243,3 +243,49 @@ def test_agent_specs(g2048):
     assert make_agent("mdp(sims=200,open_loop=true)", g2048, seed=2).step(state) in (
         state.legal_actions()
     )
+
+
+def test_policy_rollouts_and_scaled_c_are_checked(g2048):
+    with pytest.raises(SpecError, match="random|greedy|corner"):
+        make_agent("mdp(rollout=best)", g2048)
+    with pytest.raises(SpecError, match="rollout_depth=0"):
+        make_agent("mdp(rollout=greedy)", g2048)  # the book's 10-step rollout
+    with pytest.raises(SpecError, match="rollout_depth=0"):
+        make_agent("mdp(rollout=greedy,rollout_depth=0,gamma=0.9)", g2048)
+    with pytest.raises(SpecError, match="eps"):
+        make_agent("mdp(rollout_depth=0,eps=0.1)", g2048)
+    with pytest.raises(SpecError, match="absolute|best"):
+        make_agent("mdp(c_scale=node)", g2048)
+    with pytest.raises(SpecError, match="policy_playout"):
+        Mdp(CoinChain(), MdpConfig(rollout="greedy", rollout_depth=0), 1)
+    with pytest.raises(SpecError, match="c_scale"):
+        Mdp(CoinChain(), MdpConfig(c_scale="node"), 1)  # type: ignore[arg-type]
+
+
+def test_scaled_c_is_c_times_the_best_visited_value():
+    tpl = Mdp(CoinChain(), MdpConfig(), 1).kernels
+    n_row = np.array([3, 0, 2], dtype=np.int32)
+    q_row = np.array([-8.0, 50.0, 4.0])
+    actions = np.array([0, 1, 2], dtype=np.int32)
+    assert tpl.scaled_c(n_row, q_row, actions, 3, 0.5) == 4.0  # 0.5 * |-8|; action 1 unvisited
+    assert tpl.scaled_c(np.zeros(3, dtype=np.int32), q_row, actions, 3, 0.5) == 0.5
+
+
+def test_scaled_c_search_still_finds_the_exact_q():
+    config = MdpConfig(d=HORIZON, c=0.5, c_scale="best", leaf="zero")
+    result = root_q(config, 20000)
+    safe, risky = exact_q(1.0)
+    assert result.action == 1 and result.values[1] == pytest.approx(risky, abs=0.1)
+
+
+def test_a_greedy_rollout_leaf_is_the_greedy_players_score_to_come(g2048):
+    """d = 1, greedy rollouts: Q(s, a) = r(a) + the mean score a greedy game still makes after
+    the spawn; from a board where greedy play differs from random play, the greedy leaf's values
+    are the larger (greedy games last longer)."""
+    state = g2048.state_from_board(". . . . / . 2 . . / . . 4 . / . . . .")
+    spec = "mdp(d=1,c=1e9,rollout_depth=0,sims=1200,seed=4{})"
+    rnd = make_agent(spec.format(""), g2048).search(state)
+    greedy = make_agent(spec.format(",rollout=greedy"), g2048).search(state)
+    assert min(greedy.values) > 1.3 * max(rnd.values)
+    again = make_agent(spec.format(",rollout=greedy"), g2048).search(state)
+    assert again.values == greedy.values

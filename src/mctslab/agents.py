@@ -208,6 +208,13 @@ class MdpParams(pydantic.BaseModel):
     open_loop: bool = Field(False, description="key statistics by action sequence, not state")
     reuse: bool = Field(True, description="keep N and Q between the moves of a game")
     max_states: int = Field(1 << 19, ge=16, le=1 << 26, description="hash-table slots")
+    rollout: Literal["random", "greedy", "corner"] = Field(
+        "random", description="rollout policy to the end (2048: greedy, corner)"
+    )
+    eps: float = Field(0.0, ge=0, le=1, description="share of random moves in a policy rollout")
+    c_scale: Literal["absolute", "best"] = Field(
+        "absolute", description="c in reward units, or times the node's best |Q|"
+    )
     sims: int | None = Field(None, ge=1, description="simulations per move (1000 without time)")
     time: float | None = Field(None, gt=0, description="seconds per move")
     seed: int | None = Field(None, ge=0, description="random seed")
@@ -225,6 +232,7 @@ class MdpAgent(Agent):
         super().__init__(spec_string, game)
         self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
         keys = ("d", "c", "gamma", "leaf", "rollout_depth", "h_weight", "open_loop", "reuse")
+        keys += ("rollout", "eps", "c_scale")
         config = MdpConfig(max_states=params.max_states, **{k: getattr(params, k) for k in keys})
         self._mdp = Mdp(game, config, seed)
 

@@ -355,8 +355,91 @@ def board_spawn(b, rng):
 
 
 @njit(cache=True)
+def array_random_move(consts, state, rng):
+    """Apply a uniformly random legal move with the array kernels (exact for every tile); return
+    ``(action, rng)``. The state must have a legal move."""
+    legal = 0
+    pick = -1
+    for a in range(NUM_ACTIONS):
+        changed, _ = move_cells(consts, state, a, False)
+        if changed:
+            legal += 1
+    rng, i = below(rng, legal)
+    for a in range(NUM_ACTIONS):
+        changed, _ = move_cells(consts, state, a, False)
+        if changed:
+            if i == 0:
+                pick = a
+                break
+            i -= 1
+    apply_action(consts, state, pick)
+    return pick, rng
+
+
+#: rollout policies of :func:`policy_playout`
+ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_CORNER = 0, 1, 2
+
+
+@njit(cache=True)
+def pick_move(rng, policy, eps, acts, rws, k):
+    """The index in ``0..k-1`` of the move a rollout policy plays, given the legal moves
+    ``acts[:k]`` (ascending) and their merge rewards ``rws[:k]``; returns ``(rng, index)``.
+
+    With probability ``eps`` (and always for ``ROLLOUT_RANDOM``) a uniformly random legal move.
+    Otherwise ``ROLLOUT_GREEDY`` plays a move of the largest merge reward (ties uniformly), and
+    ``ROLLOUT_CORNER`` a uniformly random one of left/down if either is legal, else right, else
+    up (the corner strategy that keeps the big tiles in the bottom-left corner).
+    """
+    if policy == ROLLOUT_RANDOM:
+        return below(rng, k)
+    if eps > 0.0:
+        rng, u = uniform(rng)
+        if u < eps:
+            return below(rng, k)
+    ties = 0
+    if policy == ROLLOUT_GREEDY:
+        best = -1
+        for j in range(k):
+            if rws[j] > best:
+                best = rws[j]
+                ties = 1
+            elif rws[j] == best:
+                ties += 1
+        rng, t = below(rng, ties)
+        for j in range(k):
+            if rws[j] == best:
+                if t == 0:
+                    return rng, np.int64(j)
+                t -= 1
+    for j in range(k):
+        if acts[j] <= 1:
+            ties += 1
+    if ties == 0:
+        return rng, np.int64(0)
+    rng, t = below(rng, ties)
+    return rng, np.int64(t)  # left and down come first in acts
+
+
+@njit(cache=True)
 def random_playout(consts, state, rng, moves, out):
-    """Uniformly random legal moves to the end, on a bitboard while every tile fits in 4 bits."""
+    """Uniformly random legal moves to the end, on a bitboard while every tile fits in 4 bits.
+    Writes the return into ``out`` and the moves into ``moves`` (pairs ``0, action``); returns
+    ``(moves played, rng)``."""
+    return playout(consts, state, rng, ROLLOUT_RANDOM, 0.0, moves, True, out)
+
+
+@njit(cache=True)
+def policy_playout(consts, state, rng, policy, eps, out):
+    """Play to the end with a rollout policy (:func:`pick_move`), moves not recorded."""
+    return playout(consts, state, rng, policy, eps, np.empty(0, dtype=np.int32), False, out)
+
+
+@njit(cache=True)
+def playout(consts, state, rng, policy, eps, moves, record, out):
+    """Play ``state`` to the end by a rollout policy (:func:`pick_move`) on a bitboard while every
+    tile fits in 4 bits; a position beyond the tables takes a uniformly random move with the array
+    kernels. With ``record`` the moves go into ``moves`` as pairs ``0, action``. Writes the
+    return into ``out``; returns ``(moves played, rng)``."""
     n = 0
     nbs = np.zeros(4, dtype=np.uint64)
     rws = np.zeros(4, dtype=np.int64)
@@ -382,9 +465,10 @@ def random_playout(consts, state, rng, moves, out):
                         k += 1
                 if overflow or k == 0:
                     break
-                rng, i = below(rng, k)
-                moves[2 * n] = 0
-                moves[2 * n + 1] = acts[i]
+                rng, i = pick_move(rng, policy, eps, acts, rws, k)
+                if record:
+                    moves[2 * n] = 0
+                    moves[2 * n + 1] = acts[i]
                 n += 1
                 score += rws[i]
                 b, rng = board_spawn(nbs[i], rng)
@@ -394,24 +478,11 @@ def random_playout(consts, state, rng, moves, out):
                 state[S_OVER] = 1
                 break
         # the exact array path: a tile above 32768, or a move that makes one
-        legal = 0
-        pick = -1
-        for a in range(NUM_ACTIONS):
-            changed, _ = move_cells(consts, state, a, False)
-            if changed:
-                legal += 1
-        rng, i = below(rng, legal)
-        for a in range(NUM_ACTIONS):
-            changed, _ = move_cells(consts, state, a, False)
-            if changed:
-                if i == 0:
-                    pick = a
-                    break
-                i -= 1
-        moves[2 * n] = 0
-        moves[2 * n + 1] = pick
+        pick, rng = array_random_move(consts, state, rng)
+        if record:
+            moves[2 * n] = 0
+            moves[2 * n + 1] = pick
         n += 1
-        apply_action(consts, state, pick)
     returns(consts, state, out)
     return n, rng
 

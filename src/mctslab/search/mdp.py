@@ -20,6 +20,9 @@ from mctslab.search.transpositions import SEED
 from mctslab.solve_template import zobrist_table
 
 LEAVES = {"rollout": tpl.LEAF_ROLLOUT, "zero": tpl.LEAF_ZERO, "heuristic": tpl.LEAF_HEURISTIC}
+#: rollout policies (the game's ``policy_playout`` kinds; 0 is the uniform ``random_playout``)
+ROLLOUTS = {"random": 0, "greedy": 1, "corner": 2}
+C_SCALES = {"absolute": tpl.C_ABSOLUTE, "best": tpl.C_BEST}
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
@@ -36,6 +39,15 @@ class MdpConfig:
     dictionaries live as long as the policy); the table is cleared when it is half full at the
     start of a search. ``max_states`` is the table's slot count (rounded up to a power of two);
     each slot costs ``8 + 12 · num_actions`` bytes, paged in only where used.
+
+    Additions to the book (opt-in; the defaults are the book's algorithm):
+    ``rollout`` = ``random`` (the book's uniform rollout), ``greedy`` or ``corner``: the policy
+    of a rollout to the end (needs ``leaf = "rollout"``, ``rollout_depth = 0``, ``γ = 1`` and a
+    game with a ``policy_playout`` kernel, i.e. 2048): ``greedy`` plays a move of the largest
+    merge reward (ties at random), ``corner`` left or down when either is legal, else right,
+    else up; ``eps`` is the share of uniformly random moves in such a rollout.
+    ``c_scale = "best"`` explores with ``c · max_b |Q(s, b)|`` over the node's visited actions
+    instead of ``c`` (``c`` then a share of the node's value, not reward units).
     """
 
     d: int = 10
@@ -47,6 +59,9 @@ class MdpConfig:
     open_loop: bool = False
     reuse: bool = True
     max_states: int = 1 << 19
+    rollout: Literal["random", "greedy", "corner"] = "random"
+    c_scale: Literal["absolute", "best"] = "absolute"
+    eps: float = 0.0
 
 
 class Mdp:
@@ -64,6 +79,29 @@ class Mdp:
                 f"agent mdp: leaf=heuristic needs a heuristic_value kernel, which "
                 f"{spec.name} lacks; allowed here: leaf=rollout|zero"
             )
+        if config.rollout not in ROLLOUTS:
+            raise SpecError(
+                f"agent mdp: unknown rollout={config.rollout!r}; allowed: {'|'.join(ROLLOUTS)}"
+            )
+        if config.c_scale not in C_SCALES:
+            raise SpecError(
+                f"agent mdp: unknown c_scale={config.c_scale!r}; allowed: {'|'.join(C_SCALES)}"
+            )
+        if config.rollout != "random":
+            if not hasattr(game.kernels, "policy_playout"):
+                raise SpecError(
+                    f"agent mdp: rollout={config.rollout} needs a policy_playout kernel, which "
+                    f"{spec.name} lacks; allowed here: rollout=random"
+                )
+            if config.leaf != "rollout" or config.rollout_depth != 0 or config.gamma != 1.0:
+                raise SpecError(
+                    f"agent mdp: rollout={config.rollout} plays to the end of the game: it needs "
+                    "leaf=rollout, rollout_depth=0 and gamma=1"
+                )
+        elif config.eps != 0.0:
+            raise SpecError("agent mdp: eps is the random share of rollout=greedy|corner")
+        if not 0.0 <= config.eps <= 1.0:
+            raise SpecError(f"agent mdp: eps must be in [0, 1], got {config.eps}")
         self.game = game
         self.config = config
         self.kernels = codegen.specialize(tpl, game.kernels)
@@ -76,7 +114,9 @@ class Mdp:
         a = zobrist_table(spec.state_size, seed_state(SEED))
         self.mult = np.stack([a & _MASK32, a >> np.uint64(32)])
         self.counters = np.zeros(tpl.N_COUNTERS, dtype=np.int64)
-        self.fparams = np.array([config.c, config.gamma, config.h_weight], dtype=np.float64)
+        self.fparams = np.array(
+            [config.c, config.gamma, config.h_weight, config.eps], dtype=np.float64
+        )
         self.iparams = np.zeros(tpl.N_IPARAMS, dtype=np.int64)
         self.iparams[tpl.P_DEPTH] = config.d
         self.iparams[tpl.P_LEAF] = LEAVES[config.leaf]
@@ -85,6 +125,8 @@ class Mdp:
         self.iparams[tpl.P_NUM_ACTIONS] = na
         self.iparams[tpl.P_NUM_CHANCE] = spec.num_chance_outcomes
         self.iparams[tpl.P_MAX_LENGTH] = spec.max_game_length
+        self.iparams[tpl.P_ROLLOUT_POLICY] = ROLLOUTS[config.rollout]
+        self.iparams[tpl.P_C_SCALE] = C_SCALES[config.c_scale]
         self.rng = seed_state(seed)
         state = first_decision_state(game)
         if state is not None:  # load (or compile) the kernels now, not in the first timed search

@@ -36,6 +36,18 @@ and the move played is ``argmax_a Q[(s, a)]`` after ``m`` simulations from ``s``
   ``random_playout``: the pure Monte-Carlo value, the score still to come),
   ``LEAF_ZERO`` zero, ``LEAF_HEURISTIC`` ``w · H(s)`` with the game's ``heuristic_value`` kernel
   (if it has one) and a weight ``w``.
+* **Rollout policy** (``P_ROLLOUT_POLICY``, an addition to the book; only for a rollout to the
+  end with ``γ = 1``): 0 is the uniform ``random_playout``; another value plays the game's
+  ``policy_playout(policy, eps)`` instead (2048: ``greedy``, the move of the largest merge
+  reward, ties at random; ``corner``, left/down first; either with a share ``eps`` of uniformly
+  random moves; :func:`mctslab.games.g2048_kernels.pick_move`). The leaf value is then the score
+  that policy still makes, a less noisy and larger estimate of what a good player makes than
+  the random game's (Browne et al. 2012, "A survey of MCTS methods", §6.1: heavy playouts).
+* **Scaled exploration** (``P_C_SCALE = C_BEST``, an addition): ``explore`` uses
+  ``c · max_b |Q(s, b)|`` (over the node's visited actions) instead of ``c``, so ``c`` is a
+  share of the node's best value estimate rather than reward units. UCB1's bonus assumes
+  rewards in ``[0, 1]`` (Auer et al. 2002); 2048's returns to come grow from hundreds to tens of
+  thousands over a game, so a fixed ``c`` explores a lot early and hardly at all late.
 * **Open loop** (``P_OPEN_LOOP``; Perez Liebana et al. 2015, "Open loop search for general video
   game playing"): the statistics are keyed by the action sequence from the root instead of the
   state (``key' = mix(key, a)``), so every sampled outcome of an action shares one node.
@@ -55,11 +67,13 @@ LEAF_ZERO = 1
 LEAF_HEURISTIC = 2
 # Layout of ``iparams``.
 P_DEPTH, P_LEAF, P_ROLLOUT_DEPTH, P_OPEN_LOOP, P_NUM_ACTIONS, P_NUM_CHANCE = 0, 1, 2, 3, 4, 5
-P_MAX_LENGTH = 6
-N_IPARAMS = 7
+P_MAX_LENGTH, P_ROLLOUT_POLICY, P_C_SCALE = 6, 7, 8
+N_IPARAMS = 9
+# ``P_C_SCALE``: ``c`` in reward units (the book) or relative to the node's best ``|Q|``.
+C_ABSOLUTE, C_BEST = 0, 1
 # Layout of ``fparams``.
-F_C, F_GAMMA, F_H_WEIGHT = 0, 1, 2
-N_FPARAMS = 3
+F_C, F_GAMMA, F_H_WEIGHT, F_EPS = 0, 1, 2, 3
+N_FPARAMS = 4
 # Layout of ``counters``: states stored, table-full events, hash-table probes over the limit.
 C_USED, C_FULL = 0, 1
 N_COUNTERS = 2
@@ -76,6 +90,15 @@ def _no_heuristic(consts, state):
 
 #: the game's leaf heuristic, or zero for a game that has none (the driver refuses that case)
 _heuristic = getattr(game, "heuristic_value", _no_heuristic)
+
+
+@njit(cache=True)
+def _no_policy_playout(consts, state, rng, policy, eps, out):
+    return 0, rng
+
+
+#: the game's policy rollout to the end, if it has one (the driver refuses a policy otherwise)
+_policy_playout = getattr(game, "policy_playout", _no_policy_playout)
 
 
 @njit(cache=True)
@@ -166,6 +189,19 @@ def explore(n_row, q_row, actions, n, c):
 
 
 @njit(cache=True)
+def scaled_c(n_row, q_row, actions, n, c):
+    """``c · max_a |Q(s, a)|`` over the visited ``actions[:n]`` (``c`` while none is visited)."""
+    m = 0.0
+    seen = False
+    for i in range(n):
+        a = actions[i]
+        if n_row[a] > 0:
+            seen = True
+            m = max(m, abs(q_row[a]))
+    return c * m if seen else c
+
+
+@njit(cache=True)
 def mdp_search(
     consts, root, keys, visits, qvalues, mult, counters, depth_hist, fparams, iparams, n_sims, rng
 ):  # fmt: skip
@@ -176,6 +212,9 @@ def mdp_search(
     c = fparams[F_C]
     gamma = fparams[F_GAMMA]
     h_weight = fparams[F_H_WEIGHT]
+    eps = fparams[F_EPS]
+    policy = iparams[P_ROLLOUT_POLICY]
+    c_best = iparams[P_C_SCALE] == C_BEST
     d = iparams[P_DEPTH]
     leaf_kind = iparams[P_LEAF]
     k_roll = iparams[P_ROLLOUT_DEPTH]
@@ -207,7 +246,8 @@ def mdp_search(
             if slot < 0 or created:
                 break
             n = game.legal_actions(consts, state, actions)
-            a = explore(visits[slot], qvalues[slot], actions, n, c)
+            cs = scaled_c(visits[slot], qvalues[slot], actions, n, c) if c_best else c
+            a = explore(visits[slot], qvalues[slot], actions, n, cs)
             game.returns(consts, state, ret)
             before = ret[0]
             game.apply_action(consts, state, a)
@@ -222,7 +262,10 @@ def mdp_search(
             if leaf_kind == LEAF_ROLLOUT and k_roll == 0 and gamma == 1.0:
                 game.returns(consts, state, ret)
                 before = ret[0]
-                _, rng = game.random_playout(consts, state, rng, moves, ret)
+                if policy == 0:
+                    _, rng = game.random_playout(consts, state, rng, moves, ret)
+                else:
+                    _, rng = _policy_playout(consts, state, rng, policy, eps, ret)
                 leaf = ret[0] - before
             elif leaf_kind == LEAF_ROLLOUT:
                 k = k_roll if k_roll > 0 else iparams[P_MAX_LENGTH]
