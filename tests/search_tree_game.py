@@ -1,13 +1,15 @@
 """A tiny artificial game for hand-traceable search tests: an explicit game tree.
 
 Internal nodes are ``(player, [children...])``; a leaf is player 0's return (player 1 gets the
-negation). The state is the index of the current node. A "random" playout is deterministic:
-it always takes the first child, so every simulation's value can be traced by hand.
+negation); a chance node is ``(-1, [children...], [probabilities...])``. The state is the index
+of the current node. A "random" playout is deterministic: it always takes the first child (and
+the first outcome), so every simulation's value can be traced by hand.
 
 A children list shared by several nodes (the same list object) is laid out once, so all of them
 lead to the same positions: the game is then a DAG, with transpositions.
 
-Constants: ``[n_nodes, then per node: first_child, num_children, player, 100 × return]``.
+Constants: ``[n_nodes, then per node: first_child, num_children, player, 100 × return,
+10^6 × the probability of reaching it from its chance parent]``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from numba import njit
 from mctslab.games.base import Game
 
 STATE_DTYPE = np.int32
-_FIRST, _COUNT, _PLAYER, _RETURN = 0, 1, 2, 3
+_FIRST, _COUNT, _PLAYER, _RETURN, _PROB = 0, 1, 2, 3, 4
+_ROW = 5
 
 
 @njit(cache=True)
@@ -29,7 +32,7 @@ def init_state(consts, state):
 
 @njit(cache=True)
 def current_player(consts, state):
-    b = 1 + 4 * state[0]
+    b = 1 + _ROW * state[0]
     if consts[b + _COUNT] == 0:
         return -4
     return np.int64(consts[b + _PLAYER])
@@ -37,7 +40,7 @@ def current_player(consts, state):
 
 @njit(cache=True)
 def legal_actions(consts, state, out):
-    k = consts[1 + 4 * state[0] + _COUNT]
+    k = consts[1 + _ROW * state[0] + _COUNT]
     for a in range(k):
         out[a] = a
     return k
@@ -45,22 +48,29 @@ def legal_actions(consts, state, out):
 
 @njit(cache=True)
 def apply_action(consts, state, action):
-    state[0] = consts[1 + 4 * state[0] + _FIRST] + action
+    state[0] = consts[1 + _ROW * state[0] + _FIRST] + action
 
 
 @njit(cache=True)
 def chance_outcomes(consts, state, outcomes, probs):
-    return 0
+    b = 1 + _ROW * state[0]
+    if consts[b + _PLAYER] != -1:
+        return 0
+    first = consts[b + _FIRST]
+    for j in range(consts[b + _COUNT]):
+        outcomes[j] = j
+        probs[j] = consts[1 + _ROW * (first + j) + _PROB] / 1e6
+    return consts[b + _COUNT]
 
 
 @njit(cache=True)
 def apply_chance(consts, state, outcome):
-    pass
+    apply_action(consts, state, outcome)
 
 
 @njit(cache=True)
 def returns(consts, state, out):
-    b = 1 + 4 * state[0]
+    b = 1 + _ROW * state[0]
     v = consts[b + _RETURN] / 100.0 if consts[b + _COUNT] == 0 else 0.0
     out[0] = v
     out[1] = -v
@@ -69,10 +79,11 @@ def returns(consts, state, out):
 @njit(cache=True)
 def random_playout(consts, state, rng, moves, out):
     n = 0
-    while current_player(consts, state) >= 0:
-        moves[2 * n] = current_player(consts, state)
-        moves[2 * n + 1] = 0
-        n += 1
+    while current_player(consts, state) != -4:
+        if current_player(consts, state) >= 0:
+            moves[2 * n] = current_player(consts, state)
+            moves[2 * n + 1] = 0
+            n += 1
         apply_action(consts, state, 0)
     returns(consts, state, out)
     return n, rng
@@ -96,21 +107,22 @@ class TreeGame(Game):
         super().__init__(_NoParams())
 
     def _build(self, params):
-        rows: list[list[int]] = [[0, 0, 0, 0]]
+        rows: list[list[int]] = [[0, 0, 0, 0, 0]]
         blocks: dict[int, int] = {}  # id of a children list -> the row of its first child
 
-        def place(index: int, node) -> None:
+        def place(index: int, node, prob: float = 0.0) -> None:
             if not isinstance(node, tuple):
-                rows[index] = [0, 0, 0, round(100 * node)]
+                rows[index] = [0, 0, 0, round(100 * node), round(1e6 * prob)]
                 return
-            player, children = node
+            player, children, *probs = node
+            probs = probs[0] if probs else [0.0] * len(children)
             first = blocks.get(id(children))
             if first is None:
                 first = blocks[id(children)] = len(rows)
-                rows.extend([0, 0, 0, 0] for _ in children)
+                rows.extend([0, 0, 0, 0, 0] for _ in children)
                 for j, child in enumerate(children):
-                    place(first + j, child)
-            rows[index] = [first, len(children), player, 0]
+                    place(first + j, child, probs[j])
+            rows[index] = [first, len(children), player, 0, round(1e6 * prob)]
 
         def height(node) -> int:
             return 1 + max(map(height, node[1])) if isinstance(node, tuple) else 0
@@ -118,12 +130,18 @@ class TreeGame(Game):
         def width(node) -> int:
             return max(len(node[1]), *map(width, node[1])) if isinstance(node, tuple) else 0
 
+        def chance_width(node) -> int:
+            if not isinstance(node, tuple):
+                return 0
+            own = len(node[1]) if node[0] == -1 else 0
+            return max(own, *map(chance_width, node[1]))
+
         place(0, self.tree)
         consts = np.array([len(rows), *(x for row in rows for x in row)], dtype=np.int32)
         spec = self._spec(
             num_players=2,
             num_distinct_actions=width(self.tree),
-            num_chance_outcomes=0,
+            num_chance_outcomes=chance_width(self.tree),
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,

@@ -1,4 +1,4 @@
-"""UCT through chance nodes (sampled): decision and chance levels alternate as the game says,
+"""UCT through chance nodes (sampled and expanded): decision and chance levels alternate as the game says,
 outcomes are drawn by their probabilities, coin Nim's clearly better moves are found (the DP
 oracle), chance=playout keeps the old leaf behaviour, and incompatible enhancements are refused.
 """
@@ -31,13 +31,14 @@ def walk(game, tree, node, state, seen):
             walk(game, tree, i, child, seen)
 
 
-@pytest.mark.parametrize("spec", ["nim(n=9,k=3,coin=true)", "2048"])
-def test_decision_and_chance_levels_follow_the_game(spec):
+@pytest.mark.parametrize("chance", ["sampled", "expanded"])
+@pytest.mark.parametrize("spec", ["nim(n=30,k=3,coin=true)", "2048"])
+def test_decision_and_chance_levels_follow_the_game(spec, chance):
     game = mctslab.load_game(spec)
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
-    agent = make_agent("mcts(sims=3000)", game, seed=1)
+    agent = make_agent(f"mcts(sims=3000,chance={chance})", game, seed=1)
     agent.search(state)
     seen = {"chance": 0, "decision": 0}
     walk(game, agent._uct.tree, ROOT, state, seen)

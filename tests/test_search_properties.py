@@ -9,11 +9,21 @@ from mctslab.search import NO_CHILD, NO_PARENT, Uct, UctConfig
 from search_tree_game import TreeGame
 
 leaves = st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0])
-trees = st.recursive(
-    leaves,
-    lambda kids: st.tuples(st.integers(0, 1), st.lists(kids, min_size=1, max_size=3)),
-    max_leaves=25,
-).filter(lambda t: isinstance(t, tuple))
+#: outcome probabilities of a chance node with 1, 2 or 3 outcomes (exact in the 10^-6 encoding)
+PROBS = {1: [1.0], 2: [0.5, 0.5], 3: [0.25, 0.25, 0.5]}
+
+
+def internal(kids):
+    """A decision node of player 0 or 1, or a chance node."""
+    return st.one_of(
+        st.tuples(st.integers(0, 1), st.lists(kids, min_size=1, max_size=3)),
+        st.lists(kids, min_size=1, max_size=3).map(lambda ks: (-1, ks, PROBS[len(ks)])),
+    )
+
+
+trees = st.recursive(leaves, internal, max_leaves=25).filter(
+    lambda t: isinstance(t, tuple) and t[0] >= 0  # a search starts where a player moves
+)
 
 configs = st.builds(
     UctConfig,
@@ -24,8 +34,14 @@ configs = st.builds(
     solver=st.booleans(),
     leaf=st.sampled_from(["playout", "coin"]),
     max_nodes=st.integers(4, 60),
-    chance=st.sampled_from(["sampled", "playout"]),
+    chance=st.sampled_from(["sampled", "expanded", "playout"]),
+    exact=st.sampled_from([0, 0, 30]),
 )
+
+
+def with_solver_keys(config: UctConfig) -> UctConfig:
+    """``exact`` needs the solver: dropped when the configuration has none."""
+    return config if config.solver else UctConfig(**{**config.__dict__, "exact": 0})
 
 
 def check_tree(uct: Uct, sims: int) -> None:
@@ -57,6 +73,7 @@ def check_tree(uct: Uct, sims: int) -> None:
 @given(tree=trees, config=configs, sims=st.integers(1, 80), seed=st.integers(0, 2**32))
 def test_tree_invariants_on_random_trees(tree, config, sims, seed):
     game = TreeGame(tree)
+    config = with_solver_keys(config)
     if config.max_nodes < 1 + len(tree[1]):
         config = UctConfig(**{**config.__dict__, "max_nodes": 1 + len(tree[1])})
     uct = Uct(game, config, seed)
@@ -77,7 +94,7 @@ def test_tree_invariants_on_random_trees(tree, config, sims, seed):
 )
 def test_tree_invariants_on_nim(n, coin, config, sims, seed):
     game = mctslab.load_game(f"nim(n={n},k=3,coin={str(coin).lower()})")
-    uct = Uct(game, config, seed)
+    uct = Uct(game, with_solver_keys(config), seed)
     r = uct.search(game.new_initial_state(), sims, None)
     check_tree(uct, r.simulations)
     assert r.action in game.new_initial_state().legal_actions()

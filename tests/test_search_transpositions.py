@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.search import NO_CHILD, PROVEN_LOSS, PROVEN_WIN, UNPROVEN, Uct, UctConfig
-from mctslab.search.transpositions import ProvenTable, insert, lookup, state_hash
+from mctslab.search.transpositions import EMPTY, ProvenTable, insert, lookup, state_hash
 from search_tree_game import TreeGame
 
 TO_S = [(0, [(1, [-1.0])])]
@@ -114,12 +114,12 @@ def test_table_probes_then_stops_inserting_when_full():
     table = ProvenTable(4, 1)
     keys, vals = table.keys, table.vals
     same_slot = [np.uint64((7 << 32) | i) for i in range(5)]  # all start probing at slot 3
-    assert [insert(keys, vals, h, PROVEN_WIN) for h in same_slot] == [1, 1, 1, 1, 0]
-    assert insert(keys, vals, same_slot[2], PROVEN_LOSS) == 0  # present: kept as it was
-    assert [lookup(keys, vals, h) for h in same_slot] == [PROVEN_WIN] * 4 + [UNPROVEN]
-    assert list(vals) == [PROVEN_WIN] * 4  # slots 3, 0, 1, 2 (wrapping around)
+    assert [insert(keys, vals, h, 0.25) for h in same_slot] == [1, 1, 1, 1, 0]
+    assert insert(keys, vals, same_slot[2], 0.0) == 0  # present: kept as it was
+    assert [lookup(keys, vals, h) for h in same_slot] == [0.25] * 4 + [EMPTY]
+    assert list(vals) == [0.25] * 4  # slots 3, 0, 1, 2 (wrapping around)
     table.clear()
-    assert lookup(keys, vals, same_slot[0]) == UNPROVEN and table.used == 0
+    assert lookup(keys, vals, same_slot[0]) == EMPTY and table.used == 0
 
 
 def test_the_table_outlives_a_search_until_reset():
@@ -134,7 +134,7 @@ def test_the_table_outlives_a_search_until_reset():
     assert again.proven == 1 and again.simulations <= 3 and again.action == first.action
     assert again.proven_positions == first.proven_positions
     agent.reset()
-    assert agent._uct.table.used == 0 and not agent._uct.table.vals.any()
+    assert agent._uct.table.used == 0 and (agent._uct.table.vals == EMPTY).all()
 
 
 def test_no_table_without_the_solver():

@@ -69,9 +69,15 @@ class MctsParams(pydantic.BaseModel):
     qbr_a: float = Field(0.25, ge=0, description="QBR bonus weight a")
     qbr_k: float = Field(1.4, gt=0, description="QBR sigmoid constant k")
     workers: int = Field(1, ge=1, le=64, description="root-parallel searches (threads)")
-    chance: Literal["sampled", "playout"] = Field(
-        "sampled", description="chance events: sampled nodes in the tree, or left to playouts"
+    chance: Literal["sampled", "expanded", "playout"] = Field(
+        "sampled",
+        description="chance events: nodes in the tree (outcomes sampled, or expanded: visited "
+        "in proportion and probability-weighted), or left to playouts",
     )
+    exact: int = Field(
+        0, ge=0, le=10**9,
+        description="node budget of an exact (expectimax) search where the tree grows; 0 off",
+    )  # fmt: skip
     seed: int | None = Field(None, ge=0, description="random seed")
 
 
@@ -308,7 +314,7 @@ def _c(params: MctsParams) -> float:
 
 _ENHANCEMENT_KEYS = (
     "rave", "rave_k", "rave_b", "playout", "decisive", "antidecisive", "lgrf", "pool", "pool_p",
-    "qbr", "qbr_a", "qbr_k", "chance",
+    "qbr", "qbr_a", "qbr_k", "chance", "exact",
 )  # fmt: skip
 
 _AGENTS: dict[str, type[Agent]] = {

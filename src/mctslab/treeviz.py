@@ -19,7 +19,7 @@ from mctslab.agents import Agent
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.base import State
 from mctslab.render import heat_colour
-from mctslab.search import PROVEN_LOSS, PROVEN_WIN, ROOT, Tree, Uct, UctConfig
+from mctslab.search import PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree, Uct, UctConfig
 
 
 @dataclass
@@ -83,7 +83,11 @@ def _fill(tree: Tree, node: int, out: TreeNode, state: State, depth: int, width:
 
 
 def _label(node: TreeNode) -> str:
-    proven = {PROVEN_WIN: "\nproven win", PROVEN_LOSS: "\nproven loss"}.get(node.proven, "")
+    proven = {
+        PROVEN_WIN: "\nproven win",
+        PROVEN_LOSS: "\nproven loss",
+        PROVEN_EXACT: f"\nexact {node.value:.4f}",
+    }.get(node.proven, "")
     return f"{node.move}\nN={node.visits:,}\nQ={node.value:.2f}{proven}"
 
 

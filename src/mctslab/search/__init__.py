@@ -7,6 +7,7 @@ from mctslab.search.result import SearchResult
 from mctslab.search.tree import (
     NO_CHILD,
     NO_PARENT,
+    PROVEN_EXACT,
     PROVEN_LOSS,
     PROVEN_WIN,
     ROOT,
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULT_C",
     "NO_CHILD",
     "NO_PARENT",
+    "PROVEN_EXACT",
     "PROVEN_LOSS",
     "PROVEN_WIN",
     "ROOT",

@@ -52,8 +52,11 @@ class SearchResult:
     win_ratio: float = 0.0
     #: nodes kept from the previous search's tree / nodes it had (0 when the tree is new)
     reused_fraction: float = 0.0
-    #: MCTS-Solver's verdict for the player to move: 1 proven win, -1 proven loss, 0 unknown
+    #: MCTS-Solver's verdict for the player to move: 1 proven win, -1 proven loss, 2 every
+    #: move's exact value known (a draw or an expectation over chance events), 0 unknown
     proven: int = 0
+    #: the root's exact win value for the player to move when ``proven`` is not 0, else None
+    solved_value: float | None = None
     #: positions in MCTS-Solver's transposition table (proven; kept across searches until reset)
     proven_positions: int = 0
 

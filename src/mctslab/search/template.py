@@ -26,7 +26,7 @@ from mctslab.games import nim_kernels as game  # mctslab:game-kernels
 from mctslab.playouts.common import PL_LGRF, PL_NA, PL_POOL_K, sigmoid_bonus
 from mctslab.rng import below, weighted
 from mctslab.search.transpositions import insert, lookup, state_hash
-from mctslab.search.tree import NO_CHILD, PROVEN_LOSS, PROVEN_WIN, ROOT, UNPROVEN
+from mctslab.search.tree import NO_CHILD, PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, UNPROVEN
 
 # Selection formulas (``iparams[P_FORMULA]``); see :func:`uct`.
 SLIDES = 0
@@ -41,12 +41,16 @@ RAVE_OFF = 0
 RAVE_PAPER = 1
 RAVE_GELLY_SILVER = 2
 RAVE_ARTICLE = 3
+# Chance nodes (``iparams[P_CHANCE_TREE]``); see :func:`uct`.
+CHANCE_OFF = 0
+CHANCE_SAMPLED = 1
+CHANCE_EXPANDED = 2
 # Layout of ``iparams``.
 P_FORMULA, P_Z, P_EXPAND_ALL, P_SOLVER, P_LEAF = 0, 1, 2, 3, 4
 P_NUM_PLAYERS, P_NUM_ACTIONS, P_MAX_LENGTH = 5, 6, 7
 P_RAVE, P_POLICY, P_QBR = 8, 9, 10
-P_CHANCE_TREE, P_NUM_CHANCE = 11, 12
-N_IPARAMS = 13
+P_CHANCE_TREE, P_NUM_CHANCE, P_EXACT = 11, 12, 13
+N_IPARAMS = 14
 # Layout of ``fparams``.
 F_C, F_MIN_UTILITY, F_MAX_UTILITY = 0, 1, 2
 F_RAVE_K, F_RAVE_B, F_QBR_A, F_QBR_K = 3, 4, 5, 6
@@ -56,8 +60,9 @@ POOL_REFRESH = 16
 #: QBR statistics per player (``qstats[6 p ...]``): count, mean and sum of squared deviations
 #: (Welford) of the lengths, then of the qualities, of the simulations that player won.
 N_QSTATS = 6
-# Layout of ``counters`` (int64): pool slots in use, the root's proven status for the player
-# to move at the root (UNPROVEN, PROVEN_WIN or PROVEN_LOSS), transposition-table slots in use.
+# Layout of ``counters`` (int64): pool slots in use, the root's solved status for the player
+# to move at the root (UNPROVEN, PROVEN_WIN, PROVEN_LOSS or PROVEN_EXACT: every move's exact
+# value is known), transposition-table slots in use.
 C_USED, C_ROOT_PROVEN, C_TT_USED = 0, 1, 2
 N_COUNTERS = 3
 
@@ -90,20 +95,90 @@ def _new_children(
             amaf_v[i] = 0.0
 
 
+@njit(inline="always")
+def solved_value(proven, value, exact, i):
+    """The exact win value of the solved node ``i`` for its mover: 1 for PROVEN_WIN, 0 for
+    PROVEN_LOSS, the stored value for PROVEN_EXACT (``exact`` when allocated, else ``value``)."""
+    s = proven[i]
+    if s == PROVEN_WIN:
+        return 1.0
+    if s == PROVEN_LOSS:
+        return 0.0
+    return exact[i] if exact.shape[0] > 0 else np.float64(value[i])
+
+
+@njit(inline="always")
+def set_solved(proven, value, exact, i, v):
+    """Record that node ``i`` has the exact win value ``v`` for its mover; returns its status."""
+    if v == 1.0:
+        proven[i] = PROVEN_WIN
+    elif v == 0.0:
+        proven[i] = PROVEN_LOSS
+    else:
+        proven[i] = PROVEN_EXACT
+        value[i] = v
+        if exact.shape[0] > 0:
+            exact[i] = v
+    return proven[i]
+
+
 @njit(cache=True)
-def _root_status(first_child, num_children, proven):
+def decision_value(fc, k, proven, value, exact):
+    """The exact value of a decision node for its player to move ``p``, from its children (whose
+    values are for ``p``): 1 if a child is a proven win, else the best child's value once every
+    child is solved, else -1 (unsolved)."""
+    best = -1.0
+    for i in range(fc, fc + k):
+        if proven[i] == PROVEN_WIN:
+            return 1.0
+        if proven[i] == UNPROVEN:
+            best = 2.0
+        elif best < 2.0:
+            best = max(best, solved_value(proven, value, exact, i))
+    return -1.0 if best == 2.0 else best
+
+
+@njit(cache=True)
+def chance_value(fc, k, proven, value, exact, prob):
+    """The exact value of a chance node once every outcome is solved: ``sum_i p_i v_i``
+    (expectimax); -1 while one is not."""
+    v = 0.0
+    for i in range(fc, fc + k):
+        if proven[i] == UNPROVEN:
+            return -1.0
+        v += prob[i] * solved_value(proven, value, exact, i)
+    return v
+
+
+@njit(cache=True)
+def weighted_mean(fc, k, visits, value, proven, exact, prob):
+    """A fully expanded chance node's value: ``sum_i p_i Q_i / sum_i p_i`` over its outcomes that
+    have been visited (or solved, with their exact values)."""
+    num = 0.0
+    den = 0.0
+    for i in range(fc, fc + k):
+        if proven[i] != UNPROVEN:
+            num += prob[i] * solved_value(proven, value, exact, i)
+        elif visits[i] > 0:
+            num += prob[i] * np.float64(value[i])
+        else:
+            continue
+        den += prob[i]
+    return num / den if den > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _root_status(first_child, num_children, proven, value, exact):
     """MCTS-Solver at the root, for the player to move there: a win if some child is a proven win
-    for that player, a loss if every child is a proven loss, else unproven."""
+    for that player, a loss if every child is a proven loss, PROVEN_EXACT if every child is
+    solved with some other best value, else unproven."""
     fc = first_child[ROOT]
     if fc == NO_CHILD:
         return UNPROVEN
-    all_lost = True
-    for i in range(fc, fc + num_children[ROOT]):
-        if proven[i] == PROVEN_WIN:
-            return PROVEN_WIN
-        if proven[i] != PROVEN_LOSS:
-            all_lost = False
-    return PROVEN_LOSS if all_lost else UNPROVEN
+    v = decision_value(fc, num_children[ROOT], proven, value, exact)
+    if v < 0.0:
+        return UNPROVEN
+    return PROVEN_WIN if v == 1.0 else PROVEN_LOSS if v == 0.0 else PROVEN_EXACT
 
 
 @njit(cache=True)
@@ -344,15 +419,108 @@ def qbr_adjust(qstats, w, length, quality, a, k, num_players):
         w[p] += (0.5 if p == winner else -0.5) * a * bonus
 
 
+@njit(cache=True)
+def exact_search(
+    consts, root, budget, lo, span, tt_keys, tt_vals, tt_mult, counters, states, labels, probs,
+    nlab, idx, acc, kind, hashes, out,
+):  # fmt: skip
+    """Exact value of ``root`` for player 0 by a depth-first search of at most ``budget`` nodes,
+    or -1 when the budget runs out: expectimax over the game's decision and chance nodes with
+    win values (1 win, 0 loss), a decision node stopping at its first winning move.
+
+    This is the exact search that the ``exact`` option of :func:`uct` runs where the tree grows,
+    after Baier and Winands (2015), *MCTS-Minimax Hybrids* (IEEE TCIAIG 7(2)), whose MCTS-MS
+    starts a shallow minimax search at tree nodes to find wins MCTS would sample past; here the
+    search is bounded by nodes instead of depth and goes through chance nodes (expectimax), so
+    it solves small endgames exactly, with or without chance. It shares MCTS-Solver's
+    transposition table: it looks up every position it enters and stores every position it
+    finishes (terminal positions aside), so a search that runs out of budget still leaves its
+    solved subtrees behind for the next one, and the tree's descent finds them there.
+
+    The stack arrays hold one row per depth (``states`` the positions, ``labels`` / ``probs``
+    the actions or outcomes with their probabilities, ``nlab`` their number, ``idx`` the next
+    one, ``acc`` the best value for the player to move so far or the probability-weighted sum,
+    ``kind`` the player to move or ``_CHANCE``, ``hashes`` the position's hash); ``out`` takes
+    the returns. A search deeper than the rows gives up (-1) like an exhausted budget.
+    """
+    use_tt = tt_keys.shape[0] > 0
+    rows = states.shape[0]
+    top = 0
+    states[0, :] = root
+    nodes = 0
+    entering = True
+    ret = 0.0  # the value for player 0 of the position just finished
+    while True:
+        finished = False
+        if entering:
+            entering = False
+            nodes += 1
+            if nodes > budget or top >= rows - 1:
+                return -1.0
+            s = states[top]
+            p = game.current_player(consts, s)
+            if p == _TERMINAL:
+                game.returns(consts, s, out)
+                ret = (out[0] - lo) / span
+                finished = True
+            else:
+                if use_tt:
+                    h = state_hash(s, tt_mult)
+                    hashes[top] = h
+                    if counters[C_TT_USED] > 0:
+                        v0 = lookup(tt_keys, tt_vals, h)
+                        if v0 >= 0.0:
+                            ret = v0
+                            finished = True
+                if not finished:
+                    kind[top] = p
+                    idx[top] = 0
+                    if p == _CHANCE:
+                        nlab[top] = game.chance_outcomes(consts, s, labels[top], probs[top])
+                        acc[top] = 0.0
+                    else:
+                        nlab[top] = game.legal_actions(consts, s, labels[top])
+                        acc[top] = -1.0
+        else:  # the child idx[top] - 1 has value ret for player 0
+            p = kind[top]
+            if p == _CHANCE:
+                acc[top] += probs[top, idx[top] - 1] * ret
+            else:
+                vp = ret if p == 0 else 1.0 - ret
+                if vp > acc[top]:
+                    acc[top] = vp
+                if vp == 1.0:
+                    idx[top] = nlab[top]  # a winning move: nothing is better
+        if not finished:
+            if idx[top] < nlab[top]:
+                j = idx[top]
+                idx[top] = j + 1
+                states[top + 1, :] = states[top]
+                if kind[top] == _CHANCE:
+                    game.apply_chance(consts, states[top + 1], np.int64(labels[top, j]))
+                else:
+                    game.apply_action(consts, states[top + 1], np.int64(labels[top, j]))
+                top += 1
+                entering = True
+                continue
+            p = kind[top]
+            ret = acc[top] if p == _CHANCE or p == 0 else 1.0 - acc[top]
+            if use_tt:
+                counters[C_TT_USED] += insert(tt_keys, tt_vals, hashes[top], ret)
+        if top == 0:
+            return ret
+        top -= 1
+
+
 @njit(cache=True, nogil=True)
 def uct(
     consts, root, first_child, num_children, action, parent, visits, value, proven, value_sq,
-    amaf_n, amaf_v, tt_keys, tt_vals, tt_mult, counters, depth_hist, fparams, iparams,
-    pol, ptab, pf, pstat, qstats, n_sims, rng,
+    amaf_n, amaf_v, prob, exact, tt_keys, tt_vals, tt_mult, counters, depth_hist, fparams,
+    iparams, pol, ptab, pf, pstat, qstats, n_sims, rng,
 ):  # fmt: skip
     """Run up to ``n_sims`` simulations on the tree; return ``(simulations run, rng)``.
 
-    Stops early when the root is proven (MCTS-Solver). ``root`` is the root state (a decision
+    Stops early when the root is solved (MCTS-Solver). ``root`` is the root state (a decision
     node); ``depth_hist[d]`` counts simulations that left the tree at depth ``d``.
 
     **Selection** at a node whose parent-visit count is ``N`` (the simulations that went through
@@ -400,15 +568,24 @@ def uct(
     random winner, no playout (the NoGo paper's coin toss). Terminal states use their returns;
     a proven node its proven result.
 
-    **Chance nodes** (``iparams[P_CHANCE_TREE]``; off, a chance node stays a leaf and the playout
-    samples the chance). A node whose state is a chance node is expanded like a decision node
-    (once it has ``z`` visits), with one child per outcome of ``chance_outcomes`` (labelled by
-    the outcome), and the descent goes on through the child of an outcome drawn by its
-    probability (a sampled chance node, as in the slides' stochastic transitions; its value is
-    then the sample mean of its simulations, an unbiased estimate of the expectation). A child
-    of a chance node stores the value of the player who moved before the chance event; a proof
-    never passes up through a chance node (one outcome proves nothing about it). RAVE, LGRF and
-    PoolRAVE read the path as alternating moves and are refused with the chance tree.
+    **Chance nodes** (``iparams[P_CHANCE_TREE]``; ``CHANCE_OFF``: a chance node stays a leaf and
+    the playout samples the chance). A node whose state is a chance node is expanded like a
+    decision node (once it has ``z`` visits), with one child per outcome of ``chance_outcomes``
+    (labelled by the outcome, its probability ``p_i`` kept in ``prob``). A child of a chance
+    node stores the value of the player who moved before the chance event.
+
+    * ``CHANCE_SAMPLED``: the descent goes on through the child of an outcome drawn by its
+      probability (the slides' stochastic transitions); the chance node's value is the sample
+      mean of its simulations, an unbiased estimate of the expectation.
+    * ``CHANCE_EXPANDED`` (probability-weighted): the descent takes the outcome with the largest
+      ``p_i / (n_i + 1)`` (Antonoglou et al. 2022, Stochastic MuZero, section 3: visits follow
+      the probabilities without sampling noise; ties at random), skipping solved outcomes; the
+      chance node's value is ``sum_i p_i Q_i / sum_i p_i`` over its visited outcomes
+      (:func:`weighted_mean`, recomputed at each backup), so a rare outcome weighs what its
+      probability says however often it was visited.
+
+    RAVE, LGRF and PoolRAVE read the path as alternating moves and are refused with the chance
+    tree.
     ``iparams[P_POLICY]`` 1 plays the policies module's ``policy_playout`` instead of the
     uniform ``random_playout`` (decisive, anti-decisive, LGRF, PoolRAVE, base policies; the
     parameters in ``pol``, ``ptab``, ``pf``, laid out in :mod:`mctslab.playouts.common`).
@@ -421,22 +598,37 @@ def uct(
     **Backup.** Every node on the path gets ``visits += 1`` and the incremental mean
     ``value += (w[m] - value) / visits`` of the win value of ``m``, the player who moved into it.
 
-    **MCTS-Solver** (Winands, Björnsson, Saito 2008; two-player games): a terminal node is a
-    proven win (loss) for its mover when the mover's win value is 1 (0). A node where the player
-    to move ``p`` has a child proven won for ``p`` is a win for ``p``; one where every child is
-    proven lost for ``p`` is a loss for ``p``; the node's status for its own mover is that result,
-    negated when the mover is not ``p``. Proofs propagate up the path of the simulation.
+    **MCTS-Solver** (Winands, Björnsson, Saito 2008; two-player constant-sum games), with exact
+    values: a node is *solved* when its exact win value ``v`` for its mover is known: 1 is a
+    proven win, 0 a proven loss, anything else PROVEN_EXACT. A terminal node is solved with its
+    mover's win value (a draw: 0.5). A decision node where the player to move ``p`` has a child
+    proven won for ``p`` is a win for ``p``; once every child is solved it has the best child's
+    value for ``p`` (so every child proven lost is a loss, as in the paper); a chance node is
+    solved once every outcome is, with ``sum_i p_i v_i`` (expectimax: so coin Nim and other games
+    with chance are solved exactly, and a root whose moves are all solved plays the best
+    expectation, however small the differences). The value for the node's own mover is ``v``,
+    or ``1 - v`` when the mover is not ``p``. Solutions propagate up the path of the simulation;
+    a solved node's ``value`` is no longer averaged (a proven win or loss keeps its mean, as
+    before). Children proven lost are never selected; other solved children compete with their
+    exact values.
 
-    **Transpositions of proven positions** (a DAG-aware MCTS-Solver; the table and its hash are
+    **Exact searches where the tree grows** (``iparams[P_EXACT]`` = a node budget ``B`` > 0,
+    with the solver; an MCTS-minimax hybrid after Baier and Winands 2015): before a decision
+    node is expanded, :func:`exact_search` tries to solve its position within ``B`` nodes; on
+    success the node is solved there and then (as if the table had held it), and the root's
+    search fills the table for its children. Small endgames, and whole small games such as coin
+    Nim, are then solved exactly long before the tree itself reaches their ends.
+
+    **Transpositions of solved positions** (a DAG-aware MCTS-Solver; the table and its hash are
     in :mod:`mctslab.search.transpositions`; ``tt_keys`` of shape [0] turns it off). Every
-    position a simulation proves (a decision node, the root included) is stored with its result
-    for its player to move; the simulation replays its path from ``root`` to hash them, so this
-    costs nothing until something is proven. While the table holds anything, the descent looks up
-    every unproven decision node it reaches (below the root): on a hit the node becomes proven
-    at once (its mover's status is the stored result, negated when the mover is not the player
-    to move there), the descent stops there as at any proven node, the simulation backs up the
-    exact value (win value 1 or 0) and the proof propagates up its path as above. The root's own
-    status still comes from its children (the move to play must be among them).
+    position a simulation solves (decision and chance nodes, the root included) is stored with
+    its exact value for player 0; the simulation replays its path from ``root`` to hash them, so
+    this costs nothing until something is solved. While the table holds anything, the descent
+    looks up every unsolved non-terminal node it reaches (below the root): on a hit the node is
+    solved at once (with ``v`` or ``1 - v`` for its mover), the descent stops there as at any
+    solved node, the simulation backs up the exact value and the solution propagates up its path
+    as above. The root's own status still comes from its children (the move to play must be
+    among them).
     """
     c = fparams[F_C]
     lo = fparams[F_MIN_UTILITY]
@@ -459,7 +651,8 @@ def uct(
     lgrf = pol.shape[0] > 0 and pol[PL_LGRF] != 0
     pool = pol.shape[0] > 0 and pol[PL_POOL_K] > 0
     na = max(1, iparams[P_NUM_ACTIONS])
-    chance_tree = iparams[P_CHANCE_TREE] != 0
+    chance_tree = iparams[P_CHANCE_TREE] != CHANCE_OFF
+    expanded = iparams[P_CHANCE_TREE] == CHANCE_EXPANDED
     c_out = np.empty(max(1, iparams[P_NUM_CHANCE]), dtype=np.int32)
     c_prob = np.empty(c_out.shape[0], dtype=np.float64)
     # path_mover[k]: the player whose value node path[k] stores (who moved into it; through a
@@ -473,14 +666,26 @@ def uct(
     moves = np.empty(2 * max_len + 2, dtype=np.int32)
     out = np.empty(num_players, dtype=np.float64)
     w = np.empty(num_players, dtype=np.float64)
-    proof = np.empty(max_len + 1, dtype=np.int8)  # result proven at path[k], for its player
+    solved0 = np.empty(max_len + 1, dtype=np.float64)  # exact value of path[k] for player 0
     # AMAF and PoolRAVE marks ("player p played action a in this simulation"), by stamp
     mark = np.zeros(2 * num_players * na if rave != RAVE_OFF or pool else 0, dtype=np.int64)
+    # the exact search's stack (exact_search), one row per depth
+    exact_budget = iparams[P_EXACT] if solver else 0
+    rows = max_len + 2 if exact_budget > 0 else 1
+    width = max(na, c_out.shape[0])
+    x_states = np.empty((rows, root.shape[0]), dtype=root.dtype)
+    x_labels = np.empty((rows, width), dtype=np.int32)
+    x_probs = np.empty((rows, width), dtype=np.float64)
+    x_n = np.zeros(rows, dtype=np.int64)
+    x_idx = np.zeros(rows, dtype=np.int64)
+    x_acc = np.zeros(rows, dtype=np.float64)
+    x_kind = np.zeros(rows, dtype=np.int64)
+    x_hash = np.zeros(rows, dtype=np.uint64)
     if pool:
         pool_rebuild(pstat, ptab, pol, num_players)
 
     if solver:
-        counters[C_ROOT_PROVEN] = _root_status(first_child, num_children, proven)
+        counters[C_ROOT_PROVEN] = _root_status(first_child, num_children, proven, value, exact)
     sims = 0
     while sims < n_sims and counters[C_ROOT_PROVEN] == UNPROVEN:
         sims += 1
@@ -494,10 +699,18 @@ def uct(
         # ---- selection and expansion: walk down while the node is an expanded decision node
         # (or, with the chance tree, a chance node, descended by sampling an outcome)
         while True:
+            if solver and d > 0 and player != _TERMINAL:
+                if proven[node] == UNPROVEN and counters[C_TT_USED] > 0:
+                    v0 = lookup(tt_keys, tt_vals, state_hash(state, tt_mult))
+                    if v0 >= 0.0:
+                        m = path_mover[d]
+                        set_solved(proven, value, exact, node, v0 if m == 0 else 1.0 - v0)
+                if proven[node] != UNPROVEN:
+                    break
             if player == _CHANCE and chance_tree and visits[node] >= z:
-                k = game.chance_outcomes(consts, state, c_out, c_prob)
                 fc = first_child[node]
                 if fc == NO_CHILD:
+                    k = game.chance_outcomes(consts, state, c_out, c_prob)
                     if counters[C_USED] + k > capacity:
                         break
                     fc = counters[C_USED]
@@ -506,9 +719,26 @@ def uct(
                         first_child, num_children, action, parent, visits, value, proven,
                         value_sq, amaf_n, amaf_v, node, fc, k, c_out, tuned, False,
                     )  # fmt: skip
-                rng, j = weighted(rng, c_prob, k)
-                game.apply_chance(consts, state, np.int64(c_out[j]))
+                    prob[fc : fc + k] = c_prob[:k]
+                k = num_children[node]
+                if expanded:
+                    j = -1
+                    best = -np.inf
+                    ties = 0
+                    for i in range(k):
+                        if solver and proven[fc + i] != UNPROVEN:
+                            continue
+                        take, best, ties, rng = tie_break(
+                            prob[fc + i] / (visits[fc + i] + 1.0), best, ties, rng
+                        )
+                        if take:
+                            j = i
+                    if j < 0:
+                        break
+                else:
+                    rng, j = weighted(rng, prob[fc : fc + k], k)
                 node = fc + j
+                game.apply_chance(consts, state, np.int64(action[node]))
                 d += 1
                 path[d] = node
                 path_mover[d] = path_mover[d - 1]
@@ -517,16 +747,19 @@ def uct(
                 continue
             if player < 0:
                 break
-            if solver and d > 0:
-                if proven[node] == UNPROVEN and counters[C_TT_USED] > 0:
-                    found = lookup(tt_keys, tt_vals, state_hash(state, tt_mult))
-                    proven[node] = found if player == path_mover[d] else -found
-                if proven[node] != UNPROVEN:
-                    break
             fc = first_child[node]
             if fc == NO_CHILD:
                 if d > 0 and visits[node] < z:
                     break
+                if exact_budget > 0:
+                    v0 = exact_search(
+                        consts, state, exact_budget, lo, span, tt_keys, tt_vals, tt_mult, counters,
+                        x_states, x_labels, x_probs, x_n, x_idx, x_acc, x_kind, x_hash, out,
+                    )  # fmt: skip
+                    if v0 >= 0.0 and d > 0:
+                        m = path_mover[d]
+                        set_solved(proven, value, exact, node, v0 if m == 0 else 1.0 - v0)
+                        break
                 k = game.legal_actions(consts, state, legal)
                 if counters[C_USED] + k > capacity:
                     break
@@ -582,16 +815,11 @@ def uct(
             for p in range(num_players):
                 w[p] = (out[p] - lo) / span
             if solver and d > 0:
-                wm = w[path_mover[d]]
-                if wm == 1.0:
-                    status = PROVEN_WIN
-                elif wm == 0.0:
-                    status = PROVEN_LOSS
-                proven[node] = status
+                status = set_solved(proven, value, exact, node, w[path_mover[d]])
         elif solver and d > 0 and proven[node] != UNPROVEN:
             status = proven[node]
             m = path_mover[d]
-            w[m] = 1.0 if status == PROVEN_WIN else 0.0
+            w[m] = solved_value(proven, value, exact, node)
             w[1 - m] = 1.0 - w[m]
         elif leaf == LEAF_COIN:
             rng, winner = below(rng, num_players)
@@ -621,6 +849,13 @@ def uct(
             wm = w[path_mover[j]]
             n = visits[i] + 1
             visits[i] = n
+            if solver and proven[i] == PROVEN_EXACT:
+                continue  # its value is exact
+            if expanded and path_player[j] == _CHANCE and j < d:
+                value[i] = weighted_mean(
+                    first_child[i], num_children[i], visits, value, proven, exact, prob
+                )
+                continue
             q = np.float64(value[i])
             value[i] = q + (wm - q) / n
             if tuned:
@@ -639,40 +874,41 @@ def uct(
                         num_players)  # fmt: skip
             if sims % POOL_REFRESH == 0:
                 pool_rebuild(pstat, ptab, pol, num_players)
-        # ---- MCTS-Solver: propagate a proof up the path
+        # ---- MCTS-Solver: propagate a solution up the path
         if solver and status != UNPROVEN:
-            top = d  # the shallowest path index proven by this simulation (d: none)
+            top = d  # the shallowest path index solved by this simulation (d: none)
             j = d
             while j > 0:
                 x = path[j - 1]
-                if path_player[j - 1] == _CHANCE:
-                    break  # one outcome proves nothing about a chance node
-                if status == PROVEN_WIN:
-                    result = PROVEN_WIN  # for the player to move at x
+                px = path_player[j - 1]
+                fx = first_child[x]
+                if px == _CHANCE:
+                    vx = chance_value(fx, num_children[x], proven, value, exact, prob)
+                    if vx < 0.0:
+                        break
+                    mx = path_mover[j - 1]  # the children's values are for x's mover too
                 else:
-                    result = PROVEN_LOSS
-                    fx = first_child[x]
-                    for i in range(fx, fx + num_children[x]):
-                        if proven[i] != PROVEN_LOSS:
-                            result = UNPROVEN
-                            break
-                if result == UNPROVEN:
-                    break
+                    vx = decision_value(fx, num_children[x], proven, value, exact)
+                    if vx < 0.0:
+                        break
+                    mx = px  # the value for the player to move at x
                 top = j - 1
-                proof[top] = result
+                solved0[top] = vx if mx == 0 else 1.0 - vx
                 if j == 1:
-                    counters[C_ROOT_PROVEN] = result
+                    counters[C_ROOT_PROVEN] = _root_status(
+                        first_child, num_children, proven, value, exact
+                    )
                     break
-                status = result if path_mover[j - 1] == path_player[j - 1] else -result
-                proven[x] = status
+                m = path_mover[j - 1]
+                set_solved(proven, value, exact, x, vx if m == mx else 1.0 - vx)
                 j -= 1
-            # ---- store the newly proven positions path[top..d-1], replaying the path from the root
+            # ---- store the newly solved positions path[top..d-1], replaying the path from the root
             if top < d and tt_keys.shape[0] > 0:
                 state[:] = root
                 for k in range(d):
                     if k >= top:
                         counters[C_TT_USED] += insert(
-                            tt_keys, tt_vals, state_hash(state, tt_mult), proof[k]
+                            tt_keys, tt_vals, state_hash(state, tt_mult), solved0[k]
                         )
                     if k + 1 < d and path_player[k] == _CHANCE:
                         game.apply_chance(consts, state, np.int64(action[path[k + 1]]))

@@ -1,11 +1,13 @@
-"""A transposition table of proven positions, which makes MCTS-Solver DAG-aware.
+"""A transposition table of solved positions, which makes MCTS-Solver DAG-aware.
 
 The search tree stores no states, so a position reached by two move orders is two tree nodes, and
 without this table the solver has to prove it twice (in Nim the proof tree then grows like
-``k^(n/(k+1))``). The table maps a position to its proven result *for the player to move in it*
-(:data:`~mctslab.search.tree.PROVEN_WIN` or :data:`~mctslab.search.tree.PROVEN_LOSS`), a fact about
-the position wherever it recurs; :func:`mctslab.search.template.uct` inserts every position it
-proves and looks up every unproven position its descent reaches.
+``k^(n/(k+1))``). The table maps a position to its exact win value *for player 0* (1 a proven
+win, 0 a proven loss, anything between a draw or an expectation over chance events; player 1's is
+``1 - v`` in the two-player constant-sum games the solver works in), a fact about the position
+wherever it recurs and whoever is to move (chance positions included);
+:func:`mctslab.search.template.uct` inserts every position it solves and looks up every unsolved
+position its descent reaches.
 
 **Key.** A 64-bit multilinear hash of the whole state array (Lemire and Kaser 2018, "Strongly
 universal string hashing is fast", section 3; Carter and Wegman 1979)::
@@ -24,7 +26,7 @@ for NoGo 9x9's 940, where FNV-1a takes 230 and 960 ns).
 
 **Table.** Open addressing over a power-of-two number of slots, indexed by bits 32 and up of the
 hash (the well-mixed ones of a multilinear hash), linear probing over at most :data:`PROBES`
-slots. An entry is never removed or changed (a proven result stays true). When a position finds no
+slots. An entry is never removed or changed (an exact value stays true). When a position finds no
 free slot within its probes it is not stored: a full table costs proofs, never correctness.
 """
 
@@ -34,11 +36,12 @@ import numpy as np
 from numba import njit
 
 from mctslab.rng import seed_state
-from mctslab.search.tree import UNPROVEN
 from mctslab.solve_template import zobrist_table
 
 #: Slots examined by a lookup or an insertion.
 PROBES = 8
+#: ``vals`` of an empty slot, and what :func:`lookup` returns for an unknown position.
+EMPTY = -1.0
 #: Seed of the multipliers (fixed: a search's result does not depend on anything else).
 SEED = 0x5EED
 
@@ -51,9 +54,9 @@ _ONE = np.uint64(1)
 class ProvenTable:
     """``slots`` entries (a power of two, or 0 for no table) for states of ``state_size`` entries.
 
-    Arrays: ``keys`` (uint64, the full hash), ``vals`` (int8: PROVEN_WIN or PROVEN_LOSS for the
-    player to move, UNPROVEN in an empty slot), ``mult`` (uint64[2, state_size]: the low and high
-    32-bit halves of the multipliers). ``used`` slots are taken. 9 bytes per slot.
+    Arrays: ``keys`` (uint64, the full hash), ``vals`` (float64: the exact win value for player 0,
+    :data:`EMPTY` in an empty slot), ``mult`` (uint64[2, state_size]: the low and high 32-bit
+    halves of the multipliers). ``used`` slots are taken. 16 bytes per slot.
     """
 
     __slots__ = ("keys", "mult", "used", "vals")
@@ -61,14 +64,14 @@ class ProvenTable:
     def __init__(self, slots: int, state_size: int):
         # np.zeros maps pages lazily: unused slots cost no memory.
         self.keys = np.zeros(slots, dtype=np.uint64)
-        self.vals = np.zeros(slots, dtype=np.int8)
+        self.vals = np.full(slots, EMPTY, dtype=np.float64)
         a = zobrist_table(state_size, seed_state(SEED))
         self.mult = np.stack([a & _MASK32, a >> _U32])
         self.used = 0
 
     def clear(self) -> None:
         """Forget every position."""
-        self.vals[:] = UNPROVEN
+        self.vals[:] = EMPTY
         self.used = 0
 
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -94,29 +97,29 @@ def state_hash(state, mult):
 
 @njit(cache=True)
 def lookup(keys, vals, h):
-    """The result stored for hash ``h`` (for the player to move), UNPROVEN if there is none."""
+    """The value stored for hash ``h`` (for player 0), :data:`EMPTY` if there is none."""
     mask = np.uint64(keys.shape[0] - 1)
     slot = (h >> _U32) & mask
     for _ in range(PROBES):
         v = vals[slot]
-        if v == UNPROVEN:
-            return UNPROVEN
+        if v < 0.0:
+            return EMPTY
         if keys[slot] == h:
             return v
         slot = (slot + _ONE) & mask
-    return UNPROVEN
+    return EMPTY
 
 
 @njit(cache=True)
-def insert(keys, vals, h, result):
-    """Store ``result`` for hash ``h``; return 1 if a slot was taken, else 0 (already stored, or
-    no free slot within :data:`PROBES`)."""
+def insert(keys, vals, h, v):
+    """Store the value ``v`` (in [0, 1], for player 0) for hash ``h``; return 1 if a slot was
+    taken, else 0 (already stored, or no free slot within :data:`PROBES`)."""
     mask = np.uint64(keys.shape[0] - 1)
     slot = (h >> _U32) & mask
     for _ in range(PROBES):
-        if vals[slot] == UNPROVEN:
+        if vals[slot] < 0.0:
             keys[slot] = h
-            vals[slot] = result
+            vals[slot] = v
             return 1
         if keys[slot] == h:
             return 0

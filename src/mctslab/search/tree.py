@@ -15,17 +15,25 @@ Per-node arrays (``C`` = capacity, the ``max_nodes`` memory cap)::
     value         float32[C]  mean win value (1 win, 0.5 draw, 0 loss) of those simulations for
                               the player who moved INTO this node (the player to move at the
                               parent); not maintained for the root (nobody moved into it)
-    proven        int8[C]     MCTS-Solver status for that same player: PROVEN_WIN, PROVEN_LOSS or
-                              UNPROVEN
+    proven        int8[C]     MCTS-Solver status for that same player: PROVEN_WIN (exact value
+                              1), PROVEN_LOSS (0), PROVEN_EXACT (another exact value, e.g. a draw
+                              or an expectation through chance nodes) or UNPROVEN
     value_sq      float32[C]  mean squared win value, same player; allocated only for UCB1-Tuned
                               (shape [0] otherwise)
     amaf_n        int32[C]    RAVE: AMAF updates of the node's action at its parent (simulations
                               through the parent in which the parent's player to move played the
                               action later on); allocated only with RAVE (shape [0] otherwise)
     amaf_v        float32[C]  RAVE: their mean win value for that player; only with RAVE
+    prob          float64[C]  the probability of the chance outcome that leads to the node (a
+                              child of a chance node); allocated only when the tree holds chance
+                              nodes
+    exact         float64[C]  the exact value of a PROVEN_EXACT node, in double precision (an
+                              expectation over many chance levels must not collect float32
+                              rounding); allocated only with chance nodes and MCTS-Solver.
+                              Otherwise a PROVEN_EXACT node's exact value is its ``value``.
 
-That is 21 bytes per node (25 with UCB1-Tuned, 29 with RAVE); OpenSpiel's C++ ``SearchNode``
-takes about 80.
+That is 21 bytes per node (25 with UCB1-Tuned, 29 with RAVE, 37 with chance nodes and the solver);
+OpenSpiel's C++ ``SearchNode`` takes about 80.
 """
 
 from __future__ import annotations
@@ -43,9 +51,13 @@ ROOT = 0
 UNPROVEN = 0
 PROVEN_WIN = 1
 PROVEN_LOSS = -1
+PROVEN_EXACT = 2
 
 #: Upper bounds implied by the int16 fields.
 MAX_ACTIONS = np.iinfo(np.int16).max
+
+#: the per-node arrays allocated only when a search needs them (shape [0] otherwise)
+_OPTIONAL = ("value_sq", "amaf_n", "amaf_v", "prob", "exact")
 
 _FIELDS = (
     ("first_child", np.int32),
@@ -62,14 +74,22 @@ class Tree:
     """The node pool. ``used`` slots (``0..used-1``) are in the tree; the rest is free.
 
     ``with_squares`` allocates ``value_sq`` (needed by UCB1-Tuned only), ``with_amaf`` the RAVE
-    arrays ``amaf_n`` and ``amaf_v``.
+    arrays ``amaf_n`` and ``amaf_v``, ``with_prob`` the outcome probabilities ``prob`` (chance
+    nodes in the tree), ``with_exact`` the double-precision exact values ``exact``.
     """
 
     __slots__ = (
-        "capacity", "used", *(name for name, _ in _FIELDS), "value_sq", "amaf_n", "amaf_v",
+        "capacity", "used", *(name for name, _ in _FIELDS), *_OPTIONAL,
     )  # fmt: skip
 
-    def __init__(self, capacity: int, with_squares: bool = False, with_amaf: bool = False):
+    def __init__(
+        self,
+        capacity: int,
+        with_squares: bool = False,
+        with_amaf: bool = False,
+        with_prob: bool = False,
+        with_exact: bool = False,
+    ):
         self.capacity = int(capacity)
         for name, dtype in _FIELDS:
             # np.zeros maps pages lazily: a large cap costs memory only where the tree grows.
@@ -77,6 +97,8 @@ class Tree:
         self.value_sq = np.zeros(self.capacity if with_squares else 0, dtype=np.float32)
         self.amaf_n = np.zeros(self.capacity if with_amaf else 0, dtype=np.int32)
         self.amaf_v = np.zeros(self.capacity if with_amaf else 0, dtype=np.float32)
+        self.prob = np.zeros(self.capacity if with_prob else 0, dtype=np.float64)
+        self.exact = np.zeros(self.capacity if with_exact else 0, dtype=np.float64)
         self.used = 0
         self.clear()
 
@@ -84,7 +106,7 @@ class Tree:
     def bytes_per_node(self) -> int:
         """Sum of the item sizes of every allocated per-node array."""
         total = sum(np.dtype(d).itemsize for _, d in _FIELDS)
-        optional = (self.value_sq, self.amaf_n, self.amaf_v)
+        optional = (getattr(self, name) for name in _OPTIONAL)
         return total + sum(a.itemsize for a in optional if a.shape[0])
 
     def clear(self) -> None:
@@ -102,6 +124,20 @@ class Tree:
         if self.amaf_n.shape[0]:
             self.amaf_n[ROOT] = 0
             self.amaf_v[ROOT] = 0.0
+        if self.prob.shape[0]:
+            self.prob[ROOT] = 1.0
+
+    def solved_values(self, nodes) -> np.ndarray:
+        """The exact win value of each node for its mover where MCTS-Solver has one (1 for a
+        proven win, 0 for a proven loss, the stored value for PROVEN_EXACT), NaN elsewhere."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        status = self.proven[nodes]
+        stored = self.exact[nodes] if self.exact.shape[0] else self.value[nodes].astype(np.float64)
+        out = np.full(nodes.shape[0], np.nan)
+        out[status == PROVEN_WIN] = 1.0
+        out[status == PROVEN_LOSS] = 0.0
+        out[status == PROVEN_EXACT] = stored[status == PROVEN_EXACT]
+        return out
 
     def children(self, node: int) -> range:
         """Pool indices of a node's children (empty if it is not expanded)."""
@@ -136,6 +172,8 @@ class Tree:
             self.value_sq,
             self.amaf_n,
             self.amaf_v,
+            self.prob,
+            self.exact,
         )
 
     def reroot(self, node: int) -> None:
@@ -152,7 +190,7 @@ class Tree:
 @njit(cache=True)
 def _compact(
     first_child, num_children, action, parent, visits, value, proven, value_sq, amaf_n, amaf_v,
-    new_root, order, new_first,
+    prob, exact, new_root, order, new_first,
 ):  # fmt: skip
     """Move the subtree of ``new_root`` to slots ``0..k-1`` in breadth-first order; return k.
 
@@ -183,6 +221,10 @@ def _compact(
     if amaf_n.shape[0] > 0:
         amaf_n[:k] = amaf_n[idx]
         amaf_v[:k] = amaf_v[idx]
+    if prob.shape[0] > 0:
+        prob[:k] = prob[idx]
+    if exact.shape[0] > 0:
+        exact[:k] = exact[idx]
     for h in range(k):
         fc = new_first[h]
         first_child[h] = fc

@@ -18,7 +18,7 @@ from mctslab.rng import as_state, seed_state
 from mctslab.search import template
 from mctslab.search.result import SearchResult, depth_summary, first_decision_state, run_budget
 from mctslab.search.transpositions import ProvenTable
-from mctslab.search.tree import MAX_ACTIONS, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
+from mctslab.search.tree import MAX_ACTIONS, PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
 
 Formula = Literal["slides", "paper", "book", "ucb1tuned"]
 FORMULAS = {
@@ -34,6 +34,7 @@ FORMULAS = {
 #: ``ucb1tuned`` 1.0 as in Auer et al. (2002), where the variance term already scales the bonus.
 DEFAULT_C = {"slides": 0.7, "book": 1.0, "paper": 0.4, "ucb1tuned": 1.0}
 LEAVES = {"playout": template.LEAF_PLAYOUT, "coin": template.LEAF_COIN}
+CHANCE_MODES = {"sampled": template.CHANCE_SAMPLED, "expanded": template.CHANCE_EXPANDED}
 RaveSchedule = Literal["off", "paper", "gelly_silver", "article"]
 RAVE_SCHEDULES = {
     "off": template.RAVE_OFF,
@@ -48,7 +49,8 @@ class UctConfig:
     """One UCT-family search. See :func:`mctslab.search.template.uct` for every formula.
 
     ``final`` picks the move played once the search ends, among the root's children (a child
-    proven lost is never picked while another is not; a proven win is always picked):
+    proven lost is never picked while another is not; a proven win is always picked; once every
+    child is solved, the best exact value is picked, ties by this rule):
 
     * ``robust``: the most visits (the "robust child"); ties go to the better mean.
     * ``mean``: the best mean win value among visited children (the slides' greedy policy
@@ -57,10 +59,10 @@ class UctConfig:
       values with a draw counted as half a win, so this is the ``mean`` rule; the name is kept
       so that the report's agent can be spelled as it describes itself.
 
-    ``transpositions`` gives MCTS-Solver its table of proven positions
+    ``transpositions`` gives MCTS-Solver its table of solved positions
     (:mod:`mctslab.search.transpositions`), sized from the memory cap: the power of two at or
-    above ``max_nodes / 2`` slots, 9 bytes each (4.5 to 9 bytes per node of ``max_nodes`` beside
-    the tree's 21; 9.4 MB for the default 2,000,000, paged in only where used). It is kept
+    above ``max_nodes / 2`` slots, 16 bytes each (8 to 16 bytes per node of ``max_nodes`` beside
+    the tree's 21; 16.8 MB for the default 2,000,000, paged in only where used). It is kept
     across searches (with or without tree reuse: a proven position stays proven) until
     :meth:`Uct.reset`. Off, the solver is the tree-only one of Winands et al. (2008); there is
     no agent key for that, it is there to measure the table.
@@ -92,8 +94,13 @@ class UctConfig:
     qbr: bool = False
     qbr_a: float = 0.25
     qbr_k: float = 1.4
-    #: chance events: ``sampled`` chance nodes in the tree, or left to the ``playout``
-    chance: Literal["sampled", "playout"] = "sampled"
+    #: chance events: ``sampled`` chance nodes in the tree, ``expanded`` ones (outcomes visited
+    #: in proportion to their probabilities, probability-weighted values), or left to the
+    #: ``playout`` (:func:`template.uct`)
+    chance: Literal["sampled", "expanded", "playout"] = "sampled"
+    #: node budget of the exact search (expectimax) tried where the tree grows, 0 off; needs
+    #: the solver (:func:`template.exact_search`)
+    exact: int = 0
 
     @property
     def uses_policy(self) -> bool:
@@ -123,10 +130,13 @@ class Uct:
         policies = playouts.policies_for(game.kernels)
         playouts.check_base(policies, config.playout, spec.spec_string)
         self.kernels = codegen.specialize(template, policies)
+        chance_tree = config.chance != "playout" and spec.num_chance_outcomes > 0
         self.tree = Tree(
             config.max_nodes,
             with_squares=config.formula == "ucb1tuned",
             with_amaf=config.rave != "off",
+            with_prob=chance_tree,
+            with_exact=chance_tree and self.solver,
         )
         slots = 1 << ((config.max_nodes - 1) // 2).bit_length()
         self.table = ProvenTable(
@@ -154,14 +164,21 @@ class Uct:
         self.iparams[template.P_RAVE] = RAVE_SCHEDULES[config.rave]
         self.iparams[template.P_POLICY] = config.uses_policy
         self.iparams[template.P_QBR] = config.qbr
-        chance_tree = config.chance == "sampled" and spec.num_chance_outcomes > 0
         if chance_tree and (config.rave != "off" or config.lgrf or config.pool > 0):
             raise SpecError(
                 f"{spec.spec_string} has chance events: RAVE, LGRF and PoolRAVE need "
                 "chance=playout (they read the tree path as alternating moves)"
             )
-        self.iparams[template.P_CHANCE_TREE] = chance_tree
+        self.iparams[template.P_CHANCE_TREE] = (
+            template.CHANCE_OFF if not chance_tree else CHANCE_MODES[config.chance]
+        )
         self.iparams[template.P_NUM_CHANCE] = spec.num_chance_outcomes
+        if config.exact > 0 and not self.solver:
+            raise SpecError(
+                f"exact={config.exact} needs the solver (solver=true) in a two-player game with "
+                f"a constant utility sum; {spec.spec_string} with solver={config.solver} has none"
+            )
+        self.iparams[template.P_EXACT] = config.exact
         self._init_policy(spec)
         self.counters = np.zeros(template.N_COUNTERS, dtype=np.int64)
         self.rng = seed_state(seed)
@@ -296,8 +313,19 @@ class Uct:
             win_ratio=float(tree.value[chosen]),
             reused_fraction=reused,
             proven=proven,
+            solved_value=self._solved_value(kids, proven),
             proven_positions=self.table.used,
         )
+
+    def _solved_value(self, kids: np.ndarray, proven: int) -> float | None:
+        """The root's exact win value for the player to move, when the solver has it."""
+        if proven == PROVEN_WIN:
+            return 1.0
+        if proven == PROVEN_LOSS:
+            return 0.0
+        if proven == PROVEN_EXACT:
+            return float(np.max(self.tree.solved_values(kids)))
+        return None
 
     def _final(self, kids: np.ndarray, proven: int) -> int:
         """The move to play (see :class:`UctConfig`)."""
@@ -305,6 +333,9 @@ class Uct:
         status = tree.proven[kids]
         if proven == PROVEN_WIN:
             kids = kids[status == PROVEN_WIN]
+        elif proven == PROVEN_EXACT:
+            exact = tree.solved_values(kids)
+            kids = kids[exact == np.max(exact)]
         elif self.solver and np.any(status != PROVEN_LOSS):
             kids = kids[status != PROVEN_LOSS]
         visits = tree.visits[kids].astype(np.int64)
