@@ -221,6 +221,10 @@ def test_rollout_policies_pick_their_moves():
     assert picks(k.ROLLOUT_CORNER, 0.0, [LEFT, DOWN, RIGHT, UP], [0, 0, 64, 0]) == {0, 1}
     assert picks(k.ROLLOUT_CORNER, 0.0, [DOWN, UP], [0, 0]) == {0}
     assert picks(k.ROLLOUT_CORNER, 0.0, [RIGHT, UP], [0, 4]) == {0}
+    # greedy_corner: the largest merge reward, ties as corner breaks them
+    assert picks(k.ROLLOUT_GREEDY_CORNER, 0.0, [LEFT, DOWN, RIGHT, UP], [0, 4, 4, 4]) == {1}
+    assert picks(k.ROLLOUT_GREEDY_CORNER, 0.0, [LEFT, DOWN, UP], [4, 4, 0]) == {0, 1}
+    assert picks(k.ROLLOUT_GREEDY_CORNER, 0.0, [LEFT, RIGHT, UP], [0, 8, 8]) == {1}
     # eps = 1 and the random policy: every legal move
     assert picks(k.ROLLOUT_GREEDY, 1.0, [LEFT, DOWN, UP], [0, 8, 0]) == {0, 1, 2}
     assert picks(k.ROLLOUT_RANDOM, 0.0, [LEFT, DOWN, UP], [0, 8, 0]) == {0, 1, 2}
@@ -230,7 +234,7 @@ def test_greedy_rollouts_play_to_the_end_and_score_more_than_random(game):
     out = np.zeros(1)
     moves = np.empty(2 * 5000, dtype=np.int32)
     means = {}
-    for policy in (k.ROLLOUT_RANDOM, k.ROLLOUT_GREEDY, k.ROLLOUT_CORNER):
+    for policy in (k.ROLLOUT_RANDOM, k.ROLLOUT_GREEDY, k.ROLLOUT_CORNER, k.ROLLOUT_GREEDY_CORNER):
         rng = seed_state(5)
         scores = []
         for _ in range(300):
@@ -246,3 +250,4 @@ def test_greedy_rollouts_play_to_the_end_and_score_more_than_random(game):
         means[policy] = np.mean(scores)
     assert means[k.ROLLOUT_GREEDY] > 1.5 * means[k.ROLLOUT_RANDOM]
     assert means[k.ROLLOUT_CORNER] > 1.5 * means[k.ROLLOUT_RANDOM]
+    assert means[k.ROLLOUT_GREEDY_CORNER] > 1.5 * means[k.ROLLOUT_RANDOM]

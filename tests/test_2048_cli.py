@@ -8,7 +8,7 @@ from click.testing import CliRunner
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.cli import main
-from mctslab.cli_2048 import agent_with_time, play_one, summarise
+from mctslab.cli_2048 import DEFAULT_AGENT, agent_with_time, play_one, summarise
 
 
 def test_play_shows_board_and_score():
@@ -71,3 +71,11 @@ def test_expectimax_beats_random_moves_and_refuses_other_games():
         make_agent("expectimax", mctslab.load_game("nim"))
     state = game.state_from_board("2 4 8 16 / 32 64 128 256 / 4 . . 2 / . . 2 .")
     assert make_agent("expectimax(depth=2)", game).step(state) in state.legal_actions()
+
+
+def test_the_default_agent_is_mdp_with_greedy_rollouts():
+    game = mctslab.load_game("2048")
+    agent = make_agent(agent_with_time(DEFAULT_AGENT, 0.01), game, seed=1)
+    assert "rollout=greedy" in agent.spec_string and "time=0.01" in agent.spec_string
+    state = game.state_from_board("2 4 8 16 / 32 64 128 256 / 4 . . 2 / . . 2 .")
+    assert agent.step(state) in state.legal_actions()

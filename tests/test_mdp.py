@@ -246,7 +246,7 @@ def test_agent_specs(g2048):
 
 
 def test_policy_rollouts_and_scaled_c_are_checked(g2048):
-    with pytest.raises(SpecError, match="random|greedy|corner"):
+    with pytest.raises(SpecError, match="'greedy', 'corner' or 'greedy_corner'"):
         make_agent("mdp(rollout=best)", g2048)
     with pytest.raises(SpecError, match="rollout_depth=0"):
         make_agent("mdp(rollout=greedy)", g2048)  # the book's 10-step rollout
@@ -254,12 +254,14 @@ def test_policy_rollouts_and_scaled_c_are_checked(g2048):
         make_agent("mdp(rollout=greedy,rollout_depth=0,gamma=0.9)", g2048)
     with pytest.raises(SpecError, match="eps"):
         make_agent("mdp(rollout_depth=0,eps=0.1)", g2048)
-    with pytest.raises(SpecError, match="absolute|best"):
+    with pytest.raises(SpecError, match="'absolute' or 'best'"):
         make_agent("mdp(c_scale=node)", g2048)
     with pytest.raises(SpecError, match="policy_playout"):
         Mdp(CoinChain(), MdpConfig(rollout="greedy", rollout_depth=0), 1)
-    with pytest.raises(SpecError, match="c_scale"):
+    with pytest.raises(SpecError, match=r"c_scale='node'; allowed: absolute\|best"):
         Mdp(CoinChain(), MdpConfig(c_scale="node"), 1)  # type: ignore[arg-type]
+    with pytest.raises(SpecError, match=r"allowed: random\|greedy\|corner\|greedy_corner"):
+        Mdp(g2048, MdpConfig(rollout="best", rollout_depth=0), 1)  # type: ignore[arg-type]
 
 
 def test_scaled_c_is_c_times_the_best_visited_value():
@@ -274,7 +276,7 @@ def test_scaled_c_is_c_times_the_best_visited_value():
 def test_scaled_c_search_still_finds_the_exact_q():
     config = MdpConfig(d=HORIZON, c=0.5, c_scale="best", leaf="zero")
     result = root_q(config, 20000)
-    safe, risky = exact_q(1.0)
+    _, risky = exact_q(1.0)
     assert result.action == 1 and result.values[1] == pytest.approx(risky, abs=0.1)
 
 

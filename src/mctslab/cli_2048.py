@@ -19,9 +19,9 @@ import click
 from mctslab.single_player import play_one, summarise
 
 #: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
-#: here (docs/chance-and-mdp.md): the book's MDP MCTS, depth 4, c = 1000, each leaf valued by a
-#: uniformly random rollout to the end of the game (the score still to come)
-DEFAULT_AGENT = "mdp(d=4,c=1000,rollout_depth=0)"
+#: here (docs/chance-and-mdp.md): the book's MDP MCTS at depth 1 (UCB over the moves, c = 1000),
+#: each leaf valued by a greedy rollout to the end of the game (the score it still makes)
+DEFAULT_AGENT = "mdp(d=1,c=1000,rollout_depth=0,rollout=greedy)"
 
 
 def agent_with_time(spec: str, seconds: float) -> str:

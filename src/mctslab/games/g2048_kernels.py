@@ -377,7 +377,7 @@ def array_random_move(consts, state, rng):
 
 
 #: rollout policies of :func:`policy_playout`
-ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_CORNER = 0, 1, 2
+ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_CORNER, ROLLOUT_GREEDY_CORNER = 0, 1, 2, 3
 
 
 @njit(cache=True)
@@ -388,7 +388,8 @@ def pick_move(rng, policy, eps, acts, rws, k):
     With probability ``eps`` (and always for ``ROLLOUT_RANDOM``) a uniformly random legal move.
     Otherwise ``ROLLOUT_GREEDY`` plays a move of the largest merge reward (ties uniformly), and
     ``ROLLOUT_CORNER`` a uniformly random one of left/down if either is legal, else right, else
-    up (the corner strategy that keeps the big tiles in the bottom-left corner).
+    up (the corner strategy that keeps the big tiles in the bottom-left corner), and
+    ``ROLLOUT_GREEDY_CORNER`` a move of the largest merge reward, ties broken as ``corner`` does.
     """
     if policy == ROLLOUT_RANDOM:
         return below(rng, k)
@@ -396,28 +397,27 @@ def pick_move(rng, policy, eps, acts, rws, k):
         rng, u = uniform(rng)
         if u < eps:
             return below(rng, k)
+    best = -1  # the merge reward a move needs (-1: any, the corner policy)
+    if policy != ROLLOUT_CORNER:
+        for j in range(k):
+            best = max(best, rws[j])
     ties = 0
-    if policy == ROLLOUT_GREEDY:
-        best = -1
-        for j in range(k):
-            if rws[j] > best:
-                best = rws[j]
-                ties = 1
-            elif rws[j] == best:
-                ties += 1
-        rng, t = below(rng, ties)
-        for j in range(k):
-            if rws[j] == best:
-                if t == 0:
-                    return rng, np.int64(j)
-                t -= 1
+    first = -1
     for j in range(k):
-        if acts[j] <= 1:
-            ties += 1
-    if ties == 0:
-        return rng, np.int64(0)
+        if rws[j] >= best:
+            if first < 0:
+                first = j
+            if policy == ROLLOUT_GREEDY or acts[j] <= 1:
+                ties += 1
+    if ties == 0:  # corner: neither left nor down among the candidates; right comes before up
+        return rng, np.int64(first)
     rng, t = below(rng, ties)
-    return rng, np.int64(t)  # left and down come first in acts
+    for j in range(k):
+        if rws[j] >= best and (policy == ROLLOUT_GREEDY or acts[j] <= 1):
+            if t == 0:
+                return rng, np.int64(j)
+            t -= 1
+    return rng, np.int64(first)
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from mctslab.solve_template import zobrist_table
 
 LEAVES = {"rollout": tpl.LEAF_ROLLOUT, "zero": tpl.LEAF_ZERO, "heuristic": tpl.LEAF_HEURISTIC}
 #: rollout policies (the game's ``policy_playout`` kinds; 0 is the uniform ``random_playout``)
-ROLLOUTS = {"random": 0, "greedy": 1, "corner": 2}
+ROLLOUTS = {"random": 0, "greedy": 1, "corner": 2, "greedy_corner": 3}
 C_SCALES = {"absolute": tpl.C_ABSOLUTE, "best": tpl.C_BEST}
 _MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -45,7 +45,8 @@ class MdpConfig:
     of a rollout to the end (needs ``leaf = "rollout"``, ``rollout_depth = 0``, ``γ = 1`` and a
     game with a ``policy_playout`` kernel, i.e. 2048): ``greedy`` plays a move of the largest
     merge reward (ties at random), ``corner`` left or down when either is legal, else right,
-    else up; ``eps`` is the share of uniformly random moves in such a rollout.
+    else up, ``greedy_corner`` the largest merge reward with ties broken as ``corner`` does;
+    ``eps`` is the share of uniformly random moves in such a rollout.
     ``c_scale = "best"`` explores with ``c · max_b |Q(s, b)|`` over the node's visited actions
     instead of ``c`` (``c`` then a share of the node's value, not reward units).
     """
@@ -59,7 +60,7 @@ class MdpConfig:
     open_loop: bool = False
     reuse: bool = True
     max_states: int = 1 << 19
-    rollout: Literal["random", "greedy", "corner"] = "random"
+    rollout: Literal["random", "greedy", "corner", "greedy_corner"] = "random"
     c_scale: Literal["absolute", "best"] = "absolute"
     eps: float = 0.0
 

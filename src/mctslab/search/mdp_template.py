@@ -39,7 +39,8 @@ and the move played is ``argmax_a Q[(s, a)]`` after ``m`` simulations from ``s``
 * **Rollout policy** (``P_ROLLOUT_POLICY``, an addition to the book; only for a rollout to the
   end with ``γ = 1``): 0 is the uniform ``random_playout``; another value plays the game's
   ``policy_playout(policy, eps)`` instead (2048: ``greedy``, the move of the largest merge
-  reward, ties at random; ``corner``, left/down first; either with a share ``eps`` of uniformly
+  reward, ties at random; ``corner``, left/down first; ``greedy_corner``, the largest merge
+  reward with ties broken as ``corner``; each with a share ``eps`` of uniformly
   random moves; :func:`mctslab.games.g2048_kernels.pick_move`). The leaf value is then the score
   that policy still makes, a less noisy and larger estimate of what a good player makes than
   the random game's (Browne et al. 2012, "A survey of MCTS methods", §6.1: heavy playouts).
