@@ -8,7 +8,9 @@ this package, written against one game's kernels through a single marked import 
     from mctslab.games import nim_kernels as game  # mctslab:game-kernels
 
 :func:`specialize` writes a copy of the template with that line pointing at another game's kernels
-module into the compiled-code folder (:mod:`mctslab._cache`), imports it, and returns it. Its
+module (and, in a template that also has a line marked ``# mctslab:game-policies``, that line at
+the game's playout-policies module, :mod:`mctslab.playouts`) into the compiled-code folder
+(:mod:`mctslab._cache`), imports it, and returns it. Its
 functions are ``cache=True``, so the second process loads machine code from disk in milliseconds.
 The file name carries a hash of the template and kernel sources, so a change never reuses stale
 code.
@@ -28,8 +30,9 @@ from types import ModuleType
 from mctslab import _cache
 
 MARKER = "# mctslab:game-kernels"
+POLICIES_MARKER = "# mctslab:game-policies"
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str], ModuleType] = {}
+_LOADED: dict[tuple[str, str, str], ModuleType] = {}
 _PACKAGE = "mctslab_generated"
 
 
@@ -37,21 +40,39 @@ def _source(module: ModuleType) -> str:
     return inspect.getsource(module)
 
 
-def specialize(template: ModuleType, kernels: ModuleType) -> ModuleType:
-    """Return ``template`` compiled against ``kernels`` (a ``<game>_kernels`` module)."""
-    key = (template.__name__, kernels.__name__)
+def _marked_line(lines: list[str], marker: str, template: ModuleType, count: int) -> int | None:
+    """The index of the line ending with ``marker`` (``count`` 1: exactly one; 0: at most)."""
+    marked = [i for i, line in enumerate(lines) if line.rstrip().endswith(marker)]
+    if len(marked) > 1 or len(marked) < count:
+        raise RuntimeError(f"template {template.__name__} needs exactly one '{marker}' line")
+    return marked[0] if marked else None
+
+
+def specialize(
+    template: ModuleType, kernels: ModuleType, policies: ModuleType | None = None
+) -> ModuleType:
+    """Return ``template`` compiled against ``kernels`` (a ``<game>_kernels`` module) and, for a
+    template with a ``# mctslab:game-policies`` line, the game's ``policies`` module."""
+    key = (template.__name__, kernels.__name__, policies.__name__ if policies else "")
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
         src = _source(template)
         lines = src.splitlines(keepends=True)
-        marked = [i for i, line in enumerate(lines) if line.rstrip().endswith(MARKER)]
-        if len(marked) != 1:
-            raise RuntimeError(f"template {template.__name__} needs exactly one '{MARKER}' line")
-        lines[marked[0]] = f"import {kernels.__name__} as game  {MARKER}\n"
+        lines[_marked_line(lines, MARKER, template, 1)] = (
+            f"import {kernels.__name__} as game  {MARKER}\n"
+        )
+        extra = _source(kernels)
+        pline = _marked_line(lines, POLICIES_MARKER, template, 0)
+        if pline is not None:
+            if policies is None:
+                raise RuntimeError(f"template {template.__name__} needs a policies module")
+            lines[pline] = f"import {policies.__name__} as policies  {POLICIES_MARKER}\n"
+            extra += _source(policies)
         text = "".join(lines)
-        digest = hashlib.sha256((text + _source(kernels)).encode()).hexdigest()[:12]
-        stem = f"{template.__name__}__{kernels.__name__}".replace(".", "_") + f"_{digest}"
+        digest = hashlib.sha256((text + extra).encode()).hexdigest()[:12]
+        names = [template.__name__, kernels.__name__, *([policies.__name__] if pline else [])]
+        stem = "__".join(names).replace(".", "_") + f"_{digest}"
         folder = _cache.compiled_dir() / "generated"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{stem}.py"

@@ -8,17 +8,6 @@ from numba import njit
 
 from mctslab import codegen
 from mctslab.games import go_kernels
-from mctslab.games.go_kernels import (  # noqa: F401  (the contract, re-exported)
-    STATE_DTYPE,
-    apply_action,
-    apply_chance,
-    chance_outcomes,
-    current_player,
-    init_state,
-    legal_actions,
-    random_playout,
-    returns,
-)
 from mctslab.games.go_playouts import go_style_playout
 from mctslab.playouts import generic
 from mctslab.playouts.common import BASE_GO, PL_ANTI, PL_BASE, PL_DECISIVE, PL_LGRF, PL_POOL_K

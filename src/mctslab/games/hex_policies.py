@@ -25,7 +25,7 @@ from numba import njit
 
 from mctslab import codegen
 from mctslab.games import hex_kernels
-from mctslab.games.hex_kernels import (  # noqa: F401  (the contract, re-exported)
+from mctslab.games.hex_kernels import (
     C_EDGE,
     C_N,
     C_SIZE,
@@ -39,15 +39,9 @@ from mctslab.games.hex_kernels import (  # noqa: F401  (the contract, re-exporte
     S_LAST,
     S_TO_MOVE,
     S_WINNER,
-    STATE_DTYPE,
     B,
     _find,
     apply_action,
-    apply_chance,
-    chance_outcomes,
-    current_player,
-    init_state,
-    legal_actions,
     random_playout,
     returns,
 )

@@ -11,17 +11,6 @@ from numba import njit
 
 from mctslab import codegen
 from mctslab.games import nim_kernels
-from mctslab.games.nim_kernels import (  # noqa: F401  (the contract, re-exported)
-    STATE_DTYPE,
-    apply_action,
-    apply_chance,
-    chance_outcomes,
-    current_player,
-    init_state,
-    legal_actions,
-    random_playout,
-    returns,
-)
 from mctslab.playouts import generic
 from mctslab.playouts.common import BASE_STRATEGIC, PL_BASE
 

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games.go_playouts import _nogo_draw_legal, nogo_go_style_playout
-from mctslab.games.nogo_kernels import (  # noqa: F401  (the contract, re-exported)
+from mctslab.games.nogo_kernels import (
     A_GRP,
     A_LN,
     A_LQ,
@@ -48,18 +48,9 @@ from mctslab.games.nogo_kernels import (  # noqa: F401  (the contract, re-export
     S_NMOVES,
     S_TO_MOVE,
     S_WINNER,
-    STATE_DTYPE,
     U,
     _is_legal,
     _place,
-    _prune_until_legal,
-    apply_action,
-    apply_chance,
-    chance_outcomes,
-    current_player,
-    init_state,
-    legal_actions,
-    random_playout,
     returns,
 )
 from mctslab.playouts.common import (

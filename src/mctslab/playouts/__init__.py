@@ -1,21 +1,18 @@
 """Playout policies: how a game plugs its own simulation policies into the compiled UCT search.
 
 **The mechanism.** :func:`mctslab.search.template.uct` is specialised by
-:func:`mctslab.codegen.specialize` against a *policies module* for the game, not against the
-bare kernels module. A policies module
+:func:`mctslab.codegen.specialize` against the game's kernels module (its contract, as
+``game``) and a *policies module* for the game (as ``policies``). A policies module
 
-1. re-exports the game's contract kernels (``STATE_DTYPE``, ``init_state``, ``current_player``,
-   ``legal_actions``, ``apply_action``, ``chance_outcomes``, ``apply_chance``, ``returns``,
-   ``random_playout``), so the template reaches everything through ``game.``;
-2. defines ``policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf) -> (n, rng)``:
+1. defines ``policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf) -> (n, rng)``:
    ``random_playout``'s contract (play to the end in place, record ``(player, action)`` pairs in
    ``moves``, write the returns into ``out``), plus ``last`` (the action played just before the
    playout, -1 if none) and the policy arrays laid out in :mod:`mctslab.playouts.common`
    (``pol[PL_BASE]`` the base policy id, ``PL_DECISIVE``, ``PL_ANTI``, ``PL_LGRF``,
    ``PL_POOL_K``; the LGRF and PoolRAVE tables in ``ptab``);
-3. defines ``quality(consts, state, winner) -> float``, QBR's qualitative measure of a final
+2. defines ``quality(consts, state, winner) -> float``, QBR's qualitative measure of a final
    state for the winner (a constant turns the qualitative bonus off);
-4. sets ``BASES``, the names (keys of :data:`common.BASE_NAMES`) of the base policies it
+3. sets ``BASES``, the names (keys of :data:`common.BASE_NAMES`) of the base policies it
    implements; the agent rejects any other with a message naming these.
 
 A game's policies module is ``mctslab.games.<game>_policies`` next to

@@ -2,8 +2,7 @@
 
 :func:`mctslab.playouts.policies_for` specialises this module for a game without a policies
 module of its own, and game modules delegate to it (specialised for their game) what they have no
-faster version of. It re-exports the contract kernels, so that the UCT template can be specialised
-against it. See :mod:`mctslab.playouts` for the mechanism.
+faster version of. See :mod:`mctslab.playouts` for the mechanism.
 """
 
 import numpy as np
@@ -21,15 +20,6 @@ from mctslab.playouts.common import (
 )
 from mctslab.rng import below, uniform
 
-STATE_DTYPE = game.STATE_DTYPE
-init_state = game.init_state
-current_player = game.current_player
-legal_actions = game.legal_actions
-apply_action = game.apply_action
-chance_outcomes = game.chance_outcomes
-apply_chance = game.apply_chance
-returns = game.returns
-random_playout = game.random_playout
 #: the base policies this module implements
 BASES = frozenset({"uniform"})
 

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from mctslab import codegen
+from mctslab import codegen, playouts
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
 from mctslab.rng import as_state, seed_state
@@ -21,7 +21,8 @@ class Flat:
 
     def __init__(self, game: Game, seed: int):
         self.game = game
-        self.kernels = codegen.specialize(template, game.kernels)
+        policies = playouts.policies_for(game.kernels)
+        self.kernels = codegen.specialize(template, game.kernels, policies)
         spec = game.spec
         self.fparams = np.zeros(template.N_FPARAMS, dtype=np.float64)
         self.fparams[template.F_MIN_UTILITY] = spec.min_utility

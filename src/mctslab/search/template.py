@@ -1,5 +1,6 @@
 """The compiled search loops, written once against the kernel contract and specialised per game
-by :func:`mctslab.codegen.specialize` (the marked import below is rewritten for each game).
+by :func:`mctslab.codegen.specialize` (the two marked imports below are rewritten for each game:
+its kernels module as ``game`` and its playout-policies module as ``policies``).
 
 :func:`uct` runs many simulations of the UCT family inside one compiled call; :func:`flat` runs
 flat Monte Carlo. Both keep every bit of state in caller-owned arrays, so the Python driver can
@@ -9,12 +10,12 @@ Win values: a simulation's per-player returns ``r`` become win values
 ``w = (r - min_utility) / (max_utility - min_utility)`` (1 win, 0 loss, 0.5 draw in a two-player
 zero-sum game); every statistic in the tree is a win value.
 
-The game module ``game`` that :func:`uct` is specialised against is a *policies module*
-(:mod:`mctslab.playouts`): it re-exports the game's contract kernels and adds
-``policy_playout`` and ``quality``. Every enhancement is off unless its parameter turns it on,
-and when off it costs one test per simulation: RAVE (``iparams[P_RAVE]``), the playout policy
-(``P_POLICY``), Last Good Reply (``pol[PL_LGRF]``), PoolRAVE (``pol[PL_POOL_K]``) and
-Quality-Based Rewards (``P_QBR``); their statistics are arrays of shape [0] unless used.
+The contract kernels come from ``game``; the game's *policies module* ``policies``
+(:mod:`mctslab.playouts`) adds ``policy_playout`` and ``quality``. Every enhancement is off
+unless its parameter turns it on, and when off it costs one test per simulation: RAVE
+(``iparams[P_RAVE]``), the playout policy (``P_POLICY``), Last Good Reply (``pol[PL_LGRF]``),
+PoolRAVE (``pol[PL_POOL_K]``) and Quality-Based Rewards (``P_QBR``); their statistics are arrays
+of shape [0] unless used.
 """
 
 import math
@@ -23,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
+from mctslab.games import nim_policies as policies  # mctslab:game-policies
 from mctslab.playouts.common import PL_LGRF, PL_NA, PL_POOL_K, sigmoid_bonus
 from mctslab.rng import below, weighted
 from mctslab.search.transpositions import insert, lookup, state_hash
@@ -830,7 +832,9 @@ def uct(
                 n_po, rng = game.random_playout(consts, state, rng, moves, out)
             else:
                 last = np.int64(action[node]) if d > 0 else np.int64(-1)
-                n_po, rng = game.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+                n_po, rng = policies.policy_playout(
+                    consts, state, rng, moves, out, last, pol, ptab, pf
+                )
             for p in range(num_players):
                 w[p] = (out[p] - lo) / span
             if qbr:
@@ -839,7 +843,7 @@ def uct(
                     if w[p] > w[winner]:
                         winner = p
                 qbr_adjust(
-                    qstats, w, np.float64(d + n_po), game.quality(consts, state, winner),
+                    qstats, w, np.float64(d + n_po), policies.quality(consts, state, winner),
                     fparams[F_QBR_A], fparams[F_QBR_K], num_players,
                 )  # fmt: skip
         # ---- backup

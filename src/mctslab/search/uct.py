@@ -129,7 +129,7 @@ class Uct:
         self.solver = config.solver and spec.num_players == 2 and spec.utility_sum is not None
         policies = playouts.policies_for(game.kernels)
         playouts.check_base(policies, config.playout, spec.spec_string)
-        self.kernels = codegen.specialize(template, policies)
+        self.kernels = codegen.specialize(template, game.kernels, policies)
         chance_tree = config.chance != "playout" and spec.num_chance_outcomes > 0
         self.tree = Tree(
             config.max_nodes,
