@@ -207,6 +207,12 @@ def test_chance_games_and_single_player_games(client):
     assert r.status_code == 400 and "left, down, right or up" in r.json()["error"]
 
 
+def test_a_solved_chance_position_shows_its_exact_value(client):
+    v = new(client, game="nim(n=30,k=3,coin=true)", players=("mcts(exact=1000)", "human"))
+    s = settle(client, v["id"])["search"]
+    assert s["proven"] == 2 and 0.0 < s["solved_value"] < 1.0  # an expectation, not a proof
+
+
 def test_agent_errors_are_reported_not_crashing(client):
     # a node pool too small for the root's children: the agent's error reaches the page
     v = new(client, players=("human", "mcts(sims=100,max_nodes=3)"))

@@ -309,6 +309,7 @@ class Session:
             "move": state.action_to_string(result.action),
             "win_ratio": round(float(result.win_ratio), 4),
             "proven": int(result.proven),
+            "solved_value": result.solved_value,
             "pv": move_strings(state, result.pv),
             "moves": [
                 {

@@ -165,7 +165,10 @@ function showSearch(s) {
     ["max depth", s.depth_max],
     ["best move", `${s.move} (${(100 * s.win_ratio).toFixed(1)}%)`],
   ];
-  if (s.proven) rows.push(["proven", s.proven > 0 ? "win" : "loss"]);
+  if (s.proven) {
+    const verdict = { 1: "win", "-1": "loss" }[s.proven];
+    rows.push(["proven", verdict || `exact value ${s.solved_value.toFixed(6)}`]);
+  }
   stats.innerHTML = rows.map(([k, val]) => `<dt>${k}</dt><dd class="stat-${k.replace(/\W/g, "")}">${esc(val)}</dd>`).join("");
   $("#pv").textContent = s.pv.length ? `PV: ${s.pv.join(" ")}` : "";
   const top = Math.max(1, ...s.moves.map((m) => m.visits));
