@@ -60,51 +60,98 @@ def board_value(b, htab):
     return v
 
 
-@njit(cache=True)
-def _max_node(consts, htab, b, depth, prob, tt_keys, tt_vals, tt_depth, stats):
-    best = 0.0
-    for a in range(4):
-        nb, reward = k.board_move(consts, b, a)
-        if reward < 0 or nb == b:
-            continue
-        v = _chance_node(consts, htab, nb, depth, prob, tt_keys, tt_vals, tt_depth, stats)
-        if v > best:
-            best = v
-    return best
+_MAX, _CHANCE = 0, 1
 
 
 @njit(cache=True)
-def _chance_node(consts, htab, b, depth, prob, tt_keys, tt_vals, tt_depth, stats):
-    if depth <= 0 or prob < P_MIN:
-        stats[0] += 1
-        return board_value(b, htab)
+def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
+    """``V_chance(root, depth, 1)`` by a depth-first search with an explicit stack of frames
+    (no recursion: Numba's on-disk cache loads recursive functions into a crash, numba issue
+    #6061). A max frame tries the moves ``a = 0..3``; a chance frame walks ``i = 0..31``, cell
+    ``i // 2`` with a 2 (even ``i``) or a 4 (odd ``i``), skipping occupied cells; ``stats[0]``
+    counts heuristic evaluations, ``stats[1]`` table hits."""
+    rows = 2 * depth + 2
+    fb = np.zeros(rows, dtype=np.uint64)  # the frame's board
+    fd = np.zeros(rows, dtype=np.int64)  # its depth
+    fp = np.zeros(rows, dtype=np.float64)  # its probability
+    fk = np.zeros(rows, dtype=np.int64)  # _MAX or _CHANCE
+    fi = np.zeros(rows, dtype=np.int64)  # the next move or (cell, tile)
+    acc = np.zeros(rows, dtype=np.float64)  # the best value, or the weighted sum
+    v2 = np.zeros(rows, dtype=np.float64)  # a chance frame: the current cell's value with a 2
     mask = np.uint64(tt_keys.shape[0] - 1)
-    slot = np.int64((b ^ (b >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40))
-    slot = np.int64(np.uint64(slot) & mask)
-    if tt_keys[slot] == b and tt_depth[slot] >= depth:
-        stats[1] += 1
-        return tt_vals[slot]
-    empty = k.board_empty(b)
-    total = 0.0
-    p2 = prob * 0.9 / empty
-    p4 = prob * 0.1 / empty
-    for i in range(16):
-        sh = np.uint64(4 * i)
-        if (b >> sh) & _M4 == 0:
-            v2 = _max_node(
-                consts, htab, b | (np.uint64(1) << sh), depth - 1, p2, tt_keys, tt_vals,
-                tt_depth, stats,
-            )  # fmt: skip
-            v4 = _max_node(
-                consts, htab, b | (np.uint64(2) << sh), depth - 1, p4, tt_keys, tt_vals,
-                tt_depth, stats,
-            )  # fmt: skip
-            total += 0.9 * v2 + 0.1 * v4
-    v = total / empty
-    tt_keys[slot] = b
-    tt_vals[slot] = v
-    tt_depth[slot] = depth
-    return v
+    top = 0
+    fb[0] = root
+    fd[0] = depth
+    fp[0] = 1.0
+    fk[0] = _CHANCE
+    entering = True
+    ret = 0.0
+    while True:
+        done = False
+        b = fb[top]
+        if entering:
+            entering = False
+            fi[top] = 0
+            acc[top] = 0.0
+            if fk[top] == _CHANCE:
+                if fd[top] <= 0 or fp[top] < P_MIN:
+                    stats[0] += 1
+                    ret = board_value(b, htab)
+                    done = True
+                else:
+                    slot = (b ^ (b >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15)
+                    slot = np.int64((slot >> np.uint64(40)) & mask)
+                    if tt_keys[slot] == b and tt_depth[slot] >= fd[top]:
+                        stats[1] += 1
+                        ret = tt_vals[slot]
+                        done = True
+        elif fk[top] == _MAX:
+            acc[top] = max(acc[top], ret)
+        elif fi[top] % 2 == 1:
+            v2[top] = ret
+        else:
+            acc[top] += 0.9 * v2[top] + 0.1 * ret
+        if not done:
+            pushed = False
+            if fk[top] == _MAX:
+                while fi[top] < 4 and not pushed:
+                    nb, reward = k.board_move(consts, b, fi[top])
+                    fi[top] += 1
+                    if reward >= 0 and nb != b:
+                        fb[top + 1] = nb
+                        fd[top + 1] = fd[top]
+                        fp[top + 1] = fp[top]
+                        fk[top + 1] = _CHANCE
+                        pushed = True
+            else:
+                empty = k.board_empty(b)
+                while fi[top] < 32 and not pushed:
+                    sh = np.uint64(4 * (fi[top] // 2))
+                    if (b >> sh) & _M4 != 0:
+                        fi[top] += 2
+                        continue
+                    four = fi[top] % 2
+                    fb[top + 1] = b | (np.uint64(1 + four) << sh)
+                    fd[top + 1] = fd[top] - 1
+                    fp[top + 1] = fp[top] * (0.1 if four else 0.9) / empty
+                    fk[top + 1] = _MAX
+                    fi[top] += 1
+                    pushed = True
+            if pushed:
+                top += 1
+                entering = True
+                continue
+            ret = acc[top]
+            if fk[top] == _CHANCE:
+                ret = acc[top] / k.board_empty(b)
+                slot = (b ^ (b >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15)
+                slot = np.int64((slot >> np.uint64(40)) & mask)
+                tt_keys[slot] = b
+                tt_vals[slot] = ret
+                tt_depth[slot] = fd[top]
+        if top == 0:
+            return ret
+        top -= 1
 
 
 @njit(cache=True)
@@ -115,9 +162,7 @@ def root_values(consts, htab, b, depth, values, tt_keys, tt_vals, tt_depth, stat
         if reward < 0 or nb == b:
             values[a] = -1.0
         else:
-            values[a] = _chance_node(
-                consts, htab, nb, depth, 1.0, tt_keys, tt_vals, tt_depth, stats
-            )
+            values[a] = _chance_value(consts, htab, nb, depth, tt_keys, tt_vals, tt_depth, stats)
 
 
 def auto_depth(b: int) -> int:

@@ -1,0 +1,42 @@
+"""Compiled code loads from Numba's on-disk cache in a fresh process without crashing.
+
+Numba's cache can load some compiled functions into a crash (recursive functions: numba issue
+#6061; the 2048 expectimax agent was one, found by a segfault in the test suite). Here a fresh
+cache folder is filled by one process and read by a second, which must play the same moves.
+"""
+
+import os
+import subprocess
+import sys
+
+SCRIPT = """
+import mctslab
+from mctslab.agents import make_agent
+
+moves = []
+for game_spec, agent_spec in [
+    ("2048", "expectimax(depth=2)"),
+    ("2048", "mdp(d=2,sims=50)"),
+    ("nim(n=30,k=3,coin=true)", "mcts(sims=200,chance=expanded,exact=100)"),
+]:
+    game = mctslab.load_game(game_spec)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    moves.append(make_agent(agent_spec, game, seed=3).step(state))
+print(moves)
+"""
+
+
+def test_agents_reload_from_a_warm_cache(tmp_path):
+    env = dict(os.environ, MCTSLAB_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600
+        )
+        for _ in range(2)
+    ]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout
