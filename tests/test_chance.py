@@ -1,6 +1,7 @@
-"""UCT through chance nodes (sampled and expanded): decision and chance levels alternate as the game says,
-outcomes are drawn by their probabilities, coin Nim's clearly better moves are found (the DP
-oracle), chance=playout keeps the old leaf behaviour, and incompatible enhancements are refused.
+"""UCT through chance nodes (sampled and expanded): decision and chance levels alternate as the
+game says, outcomes are drawn by their probabilities, coin Nim's clearly better moves are found
+(the DP oracle), chance=playout keeps the old leaf behaviour, and incompatible enhancements are
+refused.
 """
 
 import pytest
