@@ -79,3 +79,13 @@ def test_the_default_agent_is_mdp_with_greedy_rollouts():
     assert "rollout=greedy" in agent.spec_string and "time=0.01" in agent.spec_string
     state = game.state_from_board("2 4 8 16 / 32 64 128 256 / 4 . . 2 / . . 2 .")
     assert agent.step(state) in state.legal_actions()
+
+
+def test_bench_records_time_per_move_only_when_it_applies():
+    base = ["bench", "2048", "--games", "1", "--time-per-move", "0.02", "--json"]
+    own = CliRunner().invoke(main, [*base, "--agent", "mdp(d=1,sims=5,leaf=zero)"])
+    assert own.exit_code == 0, own.output
+    assert json.loads(own.output)["time_per_move"] is None  # its own sims budget
+    timed = CliRunner().invoke(main, [*base, "--agent", "mdp(d=1,leaf=zero)"])
+    assert timed.exit_code == 0, timed.output
+    assert json.loads(timed.output)["time_per_move"] == 0.02

@@ -41,7 +41,9 @@ def agent_with_time(spec: str, seconds: float) -> str:
 @click.option("--games", "n_games", default=10, show_default=True, type=click.IntRange(1, 10**6))
 @click.option(
     "--time-per-move", "seconds", default=0.1, show_default=True,
-    type=click.FloatRange(0.001, 3600), help="seconds per move (agents with a time key)",
+    type=click.FloatRange(0.001, 3600),
+    help="seconds per move, for an agent with a time key and no budget of its own (otherwise "
+    "time_per_move is null in the output)",
 )  # fmt: skip
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256))
 @click.option("--agent", "agent_spec", default=DEFAULT_AGENT, show_default=True)
@@ -54,6 +56,8 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
     from mctslab.agents import make_agent
 
     spec = agent_with_time(agent_spec, seconds)
+    if spec == agent_spec:  # the agent keeps its own budget (sims= or time=) or has no time key
+        seconds = None
     make_agent(spec, mctslab.load_game("2048"))  # a bad spec fails before any game starts
     results: list[dict] = []
     seeds = [seed + i for i in range(n_games)]
@@ -82,7 +86,8 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
         click.echo(json.dumps(summary))
         return
     reached = ", ".join(f"{t} {100 * p:.0f}%" for t, p in summary["reached"].items() if p > 0)
-    click.echo(f"2048 with {spec}, {n_games} games at {seconds} s/move")
+    budget = "the agent's own budget" if seconds is None else f"{seconds} s/move"
+    click.echo(f"2048 with {spec}, {n_games} games at {budget}")
     click.echo(f"reached: {reached}")
     click.echo(
         f"median score {summary['median_score']:,.0f}, mean {summary['mean_score']:,.0f}; "
