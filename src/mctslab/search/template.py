@@ -110,18 +110,29 @@ def solved_value(proven, value, exact, i):
 
 
 @njit(inline="always")
+def status_of(v):
+    """The solver status of the exact win value ``v``: PROVEN_WIN (1), PROVEN_LOSS (0), else
+    PROVEN_EXACT."""
+    return PROVEN_WIN if v == 1.0 else PROVEN_LOSS if v == 0.0 else PROVEN_EXACT
+
+
+@njit(inline="always")
+def for_player(v, p):
+    """A win value for player ``p`` from one for player 0 (and back): ``v`` or ``1 - v``, in the
+    two-player constant-sum games the solver works in."""
+    return v if p == 0 else 1.0 - v
+
+
+@njit(inline="always")
 def set_solved(proven, value, exact, i, v):
     """Record that node ``i`` has the exact win value ``v`` for its mover; returns its status."""
-    if v == 1.0:
-        proven[i] = PROVEN_WIN
-    elif v == 0.0:
-        proven[i] = PROVEN_LOSS
-    else:
-        proven[i] = PROVEN_EXACT
+    status = status_of(v)
+    proven[i] = status
+    if status == PROVEN_EXACT:
         value[i] = v
         if exact.shape[0] > 0:
             exact[i] = v
-    return proven[i]
+    return status
 
 
 @njit(cache=True)
@@ -178,9 +189,7 @@ def _root_status(first_child, num_children, proven, value, exact):
     if fc == NO_CHILD:
         return UNPROVEN
     v = decision_value(fc, num_children[ROOT], proven, value, exact)
-    if v < 0.0:
-        return UNPROVEN
-    return PROVEN_WIN if v == 1.0 else PROVEN_LOSS if v == 0.0 else PROVEN_EXACT
+    return UNPROVEN if v < 0.0 else status_of(v)
 
 
 @njit(cache=True)
@@ -488,7 +497,7 @@ def exact_search(
             if p == _CHANCE:
                 acc[top] += probs[top, idx[top] - 1] * ret
             else:
-                vp = ret if p == 0 else 1.0 - ret
+                vp = for_player(ret, p)
                 if vp > acc[top]:
                     acc[top] = vp
                 if vp == 1.0:
@@ -506,7 +515,7 @@ def exact_search(
                 entering = True
                 continue
             p = kind[top]
-            ret = acc[top] if p == _CHANCE or p == 0 else 1.0 - acc[top]
+            ret = acc[top] if p == _CHANCE else for_player(acc[top], p)
             if use_tt:
                 counters[C_TT_USED] += insert(tt_keys, tt_vals, hashes[top], ret)
         if top == 0:
@@ -705,8 +714,7 @@ def uct(
                 if proven[node] == UNPROVEN and counters[C_TT_USED] > 0:
                     v0 = lookup(tt_keys, tt_vals, state_hash(state, tt_mult))
                     if v0 >= 0.0:
-                        m = path_mover[d]
-                        set_solved(proven, value, exact, node, v0 if m == 0 else 1.0 - v0)
+                        set_solved(proven, value, exact, node, for_player(v0, path_mover[d]))
                 if proven[node] != UNPROVEN:
                     break
             if player == _CHANCE and chance_tree and visits[node] >= z:
@@ -759,8 +767,7 @@ def uct(
                         x_states, x_labels, x_probs, x_n, x_idx, x_acc, x_kind, x_hash, out,
                     )  # fmt: skip
                     if v0 >= 0.0 and d > 0:
-                        m = path_mover[d]
-                        set_solved(proven, value, exact, node, v0 if m == 0 else 1.0 - v0)
+                        set_solved(proven, value, exact, node, for_player(v0, path_mover[d]))
                         break
                 k = game.legal_actions(consts, state, legal)
                 if counters[C_USED] + k > capacity:
@@ -897,11 +904,9 @@ def uct(
                         break
                     mx = px  # the value for the player to move at x
                 top = j - 1
-                solved0[top] = vx if mx == 0 else 1.0 - vx
+                solved0[top] = for_player(vx, mx)
                 if j == 1:
-                    counters[C_ROOT_PROVEN] = _root_status(
-                        first_child, num_children, proven, value, exact
-                    )
+                    counters[C_ROOT_PROVEN] = status_of(vx)  # vx is for the root's player
                     break
                 m = path_mover[j - 1]
                 set_solved(proven, value, exact, x, vx if m == mx else 1.0 - vx)
