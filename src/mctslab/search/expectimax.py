@@ -63,6 +63,15 @@ def board_value(b, htab):
 _MAX, _CHANCE = 0, 1
 
 
+@njit(inline="always")
+def _slot(b, mask):
+    """The transposition-table slot of board ``b`` (a Fibonacci hash of ``b`` mixed with
+    ``b >> 29``; ``mask`` = slots - 1)."""
+    return np.int64(
+        (((b ^ (b >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    )
+
+
 @njit(cache=True)
 def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
     """``V_chance(root, depth, 1)`` by a depth-first search with an explicit stack of frames
@@ -99,8 +108,7 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
                     ret = board_value(b, htab)
                     done = True
                 else:
-                    slot = (b ^ (b >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15)
-                    slot = np.int64((slot >> np.uint64(40)) & mask)
+                    slot = _slot(b, mask)
                     if tt_keys[slot] == b and tt_depth[slot] >= fd[top]:
                         stats[1] += 1
                         ret = tt_vals[slot]
@@ -144,8 +152,7 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
             ret = acc[top]
             if fk[top] == _CHANCE:
                 ret = acc[top] / k.board_empty(b)
-                slot = (b ^ (b >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15)
-                slot = np.int64((slot >> np.uint64(40)) & mask)
+                slot = _slot(b, mask)
                 tt_keys[slot] = b
                 tt_vals[slot] = ret
                 tt_depth[slot] = fd[top]
