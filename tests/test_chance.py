@@ -8,6 +8,7 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
+from mctslab.cli_2048 import coin_nim_q
 from mctslab.errors import SpecError
 from mctslab.search import ROOT
 from test_nim import coin_nim_values
@@ -60,14 +61,10 @@ def test_outcomes_are_sampled_by_their_probabilities():
 
 def test_coin_nim_moves_with_a_clear_margin_are_dp_optimal():
     """Positions whose best move is at least 0.1 (in expected return) ahead of the others."""
-    k = 3
-    v = coin_nim_values(20, k)
+    q = coin_nim_q(20, 3)  # the bench's DP (checked against the oracle below)
     checked = 0
     for n in range(1, 21):
-        qs = [
-            1.0 if n - j == 0 else 0.5 * -v[n - j] + 0.5 * (1.0 if n - j == 1 else -v[n - j - 1])
-            for j in range(1, min(k, n) + 1)
-        ]
+        qs = q[n]
         best = max(qs)
         if len(qs) == 1 or sorted(qs)[-2] > best - 0.1:
             continue
@@ -101,7 +98,6 @@ def test_bench_coin_nim_dp_matches_the_test_oracle_and_reports_the_share():
     from click.testing import CliRunner
 
     from mctslab.cli import main
-    from mctslab.cli_2048 import coin_nim_q
 
     v = coin_nim_values(30, 3)
     q = coin_nim_q(30, 3)

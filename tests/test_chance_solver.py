@@ -20,6 +20,7 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
+from mctslab.cli_2048 import coin_nim_q
 from mctslab.errors import SpecError
 from mctslab.search import PROVEN_EXACT, ROOT, Uct, UctConfig
 from search_tree_game import TreeGame
@@ -111,17 +112,12 @@ def test_exact_values_survive_tree_reuse():
 
 
 def dp_win_values(n_max: int, k: int = 3) -> dict[int, list[float]]:
-    """Coin Nim's exact win value (1 win, 0 loss) of each move at n counters, by the DP."""
+    """Coin Nim's exact win value (1 win, 0 loss) of each move at n counters: the bench's DP
+    (``coin_nim_q``, expected returns ±1), whose best moves match the exhaustive oracle."""
+    q = coin_nim_q(n_max, k)
     v = coin_nim_values(n_max, k)
-    q = {}
-    for n in range(1, n_max + 1):
-        row = []
-        for j in range(1, min(k, n) + 1):
-            m = n - j
-            ret = 1.0 if m == 0 else 0.5 * -v[m] + 0.5 * (1.0 if m == 1 else -v[m - 1])
-            row.append((ret + 1.0) / 2.0)
-        q[n] = row
-    return q
+    assert all(max(q[n]) == pytest.approx(v[n], abs=1e-12) for n in q)
+    return {n: [(x + 1.0) / 2.0 for x in row] for n, row in q.items()}
 
 
 @pytest.mark.parametrize("chance", ["sampled", "expanded"])
