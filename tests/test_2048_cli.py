@@ -89,3 +89,33 @@ def test_bench_records_time_per_move_only_when_it_applies():
     timed = CliRunner().invoke(main, [*base, "--agent", "mdp(d=1,leaf=zero)"])
     assert timed.exit_code == 0, timed.output
     assert json.loads(timed.output)["time_per_move"] == 0.02
+
+
+def test_summary_gives_wilson_intervals():
+    games = [{"score": 1, "max_tile": 2048, "moves": 1, "seconds": 1.0, "slowest_move": 1.0}] * 98
+    games += [{"score": 1, "max_tile": 1024, "moves": 1, "seconds": 1.0, "slowest_move": 1.0}] * 2
+    lo, hi = summarise("x", None, games)["reached_interval"]["2048"]
+    assert lo == pytest.approx(0.9300, abs=5e-4) and hi == pytest.approx(0.9945, abs=5e-4)
+
+
+def test_out_file_resumes_and_extends_a_run(tmp_path):
+    out = tmp_path / "games.jsonl"
+    args = ["bench", "2048", "--agent", "mdp(d=1,sims=3,leaf=zero)", "--seed", "10", "--json"]
+    first = CliRunner().invoke(main, [*args, "--games", "2", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    lines = out.read_text().splitlines()
+    assert sorted(json.loads(x)["seed"] for x in lines) == [10, 11]
+    with out.open("a") as f:  # a write cut short, and a game of another agent
+        f.write(json.dumps({**json.loads(lines[0]), "agent": "other", "seed": 12}) + "\n")
+        f.write('{"agent": "mdp(')
+    more = CliRunner().invoke(main, [*args, "--games", "3", "--out", str(out)])
+    assert more.exit_code == 0, more.output
+    assert "2 of the 3 games are already in" in more.output
+    assert "line 4 is not a game; skipped" in more.output
+    summary = json.loads(more.output.splitlines()[-1])
+    assert summary["games"] == 3
+    rows = [x for x in out.read_text().splitlines()]
+    assert rows[3] == '{"agent": "mdp(' and json.loads(rows[4])["seed"] == 12  # ended, then added
+    again = CliRunner().invoke(main, [*args, "--games", "3", "--out", str(out)])
+    assert "3 of the 3 games are already in" in again.output
+    assert len(out.read_text().splitlines()) == 5  # nothing played twice

@@ -4,8 +4,10 @@
 Reports the share of games reaching each tile (``reached``: "2048" -> 0.97 ...), the median and
 mean score, and moves per second. Games run in ``--workers`` processes (one game per task, each
 with its own seeds, so any game can be replayed with ``--seed``); ``--out FILE`` appends one JSON
-line per finished game, so a long run that is interrupted keeps what it finished. The game and
-its summary are :mod:`mctslab.single_player`'s, which the experiments' ``score`` tables share.
+line per finished game, so a long run that is interrupted keeps what it finished, and a rerun
+with the same agent and budget plays only the seeds the file does not hold yet (so a run is
+extended by asking for more games). The game and its summary are
+:mod:`mctslab.single_player`'s, which the experiments' ``score`` tables share.
 """
 
 from __future__ import annotations
@@ -37,6 +39,42 @@ def agent_with_time(spec: str, seconds: float) -> str:
     return specstr.format_spec(name, raw)
 
 
+def finished_games(path: str, spec: str, seconds: float | None, seeds: list[int]) -> list[dict]:
+    """The games of ``path`` (a ``--out`` file) played by ``spec`` at ``seconds`` a move with a
+    seed in ``seeds``, the first line of each seed; a missing file holds none. A line that is not
+    a JSON object of a game (a write cut short, an edit) is skipped with a warning naming it."""
+    if not os.path.exists(path):
+        return []
+    wanted, found = set(seeds), {}
+    fields = ("seed", "score", "max_tile", "moves", "seconds", "slowest_move", "finished")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                game = {k: row[k] for k in fields}
+                mine = row["agent"] == spec and row["time_per_move"] == seconds
+            except (ValueError, KeyError, TypeError):
+                click.echo(f"warning: {path} line {number} is not a game; skipped", err=True)
+                continue
+            if mine and game["finished"] and game["seed"] in wanted:
+                found.setdefault(game["seed"], game)
+    return list(found.values())
+
+
+def append_line(path: str, row: dict) -> None:
+    """Append ``row`` as one JSON line to ``path``, first ending a line a cut-short write left
+    open (so a new game never joins a broken one)."""
+    with open(path, "a+b") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write((json.dumps(row) + "\n").encode())
+
+
 @click.command("2048")
 @click.option("--games", "n_games", default=10, show_default=True, type=click.IntRange(1, 10**6))
 @click.option(
@@ -48,7 +86,11 @@ def agent_with_time(spec: str, seconds: float) -> str:
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256))
 @click.option("--agent", "agent_spec", default=DEFAULT_AGENT, show_default=True)
 @click.option("--seed", default=0, show_default=True, type=int, help="game i uses seed + i")
-@click.option("--out", type=click.Path(dir_okay=False), help="append one JSON line per game")
+@click.option(
+    "--out", type=click.Path(dir_okay=False),
+    help="append one JSON line per game; games of the same agent and budget already in the file "
+    "are not played again",
+)  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
     """Play 2048 games with one agent at a fixed time per move: tiles reached, scores, speed."""
@@ -59,14 +101,17 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
     if spec == agent_spec:  # the agent keeps its own budget (sims= or time=) or has no time key
         seconds = None
     make_agent(spec, mctslab.load_game("2048"))  # a bad spec fails before any game starts
-    results: list[dict] = []
     seeds = [seed + i for i in range(n_games)]
+    results = finished_games(out, spec, seconds, seeds) if out else []
+    if results:
+        click.echo(f"{len(results)} of the {n_games} games are already in {out}", err=True)
+        kept = {r["seed"] for r in results}
+        seeds = [s for s in seeds if s not in kept]
 
     def done(r: dict) -> None:
         results.append(r)
         if out:
-            with open(out, "a") as f:
-                f.write(json.dumps({"agent": spec, "time_per_move": seconds, **r}) + "\n")
+            append_line(out, {"agent": spec, "time_per_move": seconds, **r})
         if not as_json:
             click.echo(
                 f"game {len(results)}/{n_games} (seed {r['seed']}): score {r['score']}, "
@@ -85,10 +130,15 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
     if as_json:
         click.echo(json.dumps(summary))
         return
-    reached = ", ".join(f"{t} {100 * p:.0f}%" for t, p in summary["reached"].items() if p > 0)
+    reached = ", ".join(
+        f"{t} {100 * p:.0f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+        for t, p in summary["reached"].items()
+        if p > 0
+        for lo, hi in [summary["reached_interval"][t]]
+    )
     budget = "the agent's own budget" if seconds is None else f"{seconds} s/move"
     click.echo(f"2048 with {spec}, {n_games} games at {budget}")
-    click.echo(f"reached: {reached}")
+    click.echo(f"reached (Wilson 95% interval): {reached}")
     click.echo(
         f"median score {summary['median_score']:,.0f}, mean {summary['mean_score']:,.0f}; "
         f"{summary['moves_per_second']:.1f} moves/s; slowest move "

@@ -21,6 +21,8 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mctslab.stats import wilson_interval
+
 #: the tiles whose reach ``bench 2048`` reports: 128 .. 131072
 TILES = [2**e for e in range(7, 18)]
 
@@ -83,9 +85,10 @@ def reached_counts(games: Iterable[dict], tiles: Iterable[int] = TILES) -> dict[
 
 
 def summarise(agent_spec: str, seconds: float | None, games: list[dict]) -> dict:
-    """``reached`` (tile -> share of games whose largest tile is at least it) and
-    ``reached_games`` (the counts), scores, speed (``moves_per_second`` = decisions / seconds
-    thought), the slowest move and the load average."""
+    """``reached`` (tile -> share of games whose largest tile is at least it), ``reached_games``
+    (the counts) and ``reached_interval`` (the share's Wilson 95% interval, ``[low, high]``),
+    scores, speed (``moves_per_second`` = decisions / seconds thought), the slowest move and
+    the load average."""
     n = len(games)
     scores = [g["score"] for g in games]
     moves = sum(g["moves"] for g in games)
@@ -98,6 +101,7 @@ def summarise(agent_spec: str, seconds: float | None, games: list[dict]) -> dict
         "games": n,
         "reached": {str(t): c / n for t, c in counts.items()} if n else {},
         "reached_games": {str(t): c for t, c in counts.items()},
+        "reached_interval": {str(t): list(wilson_interval(c, n)) for t, c in counts.items()},
         "median_score": statistics.median(scores) if n else 0,
         "mean_score": statistics.fmean(scores) if n else 0.0,
         "max_score": max(scores, default=0),
