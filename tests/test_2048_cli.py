@@ -111,7 +111,7 @@ def test_out_file_resumes_and_extends_a_run(tmp_path):
     more = CliRunner().invoke(main, [*args, "--games", "3", "--out", str(out)])
     assert more.exit_code == 0, more.output
     assert "2 of the 3 games are already in" in more.output
-    assert "line 4 is not a game; skipped" in more.output
+    assert "1 line(s) are not games (line 4); skipped" in more.output
     summary = json.loads(more.output.splitlines()[-1])
     assert summary["games"] == 3
     rows = [x for x in out.read_text().splitlines()]

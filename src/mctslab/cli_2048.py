@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import click
 
-from mctslab.single_player import play_one, summarise
+from mctslab.single_player import TILES, play_one, summarise
 
 #: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
 #: here (docs/chance-and-mdp.md): the book's MDP MCTS at depth 1 (UCB over the moves, c = 1000),
@@ -45,7 +45,7 @@ def finished_games(path: str, spec: str, seconds: float | None, seeds: list[int]
     a JSON object of a game (a write cut short, an edit) is skipped with a warning naming it."""
     if not os.path.exists(path):
         return []
-    wanted, found = set(seeds), {}
+    wanted, found, bad = set(seeds), {}, []
     fields = ("seed", "score", "max_tile", "moves", "seconds", "slowest_move", "finished")
     with open(path, encoding="utf-8", errors="replace") as f:
         for number, line in enumerate(f, 1):
@@ -56,10 +56,15 @@ def finished_games(path: str, spec: str, seconds: float | None, seeds: list[int]
                 game = {k: row[k] for k in fields}
                 mine = row["agent"] == spec and row["time_per_move"] == seconds
             except (ValueError, KeyError, TypeError):
-                click.echo(f"warning: {path} line {number} is not a game; skipped", err=True)
+                bad.append(number)
                 continue
             if mine and game["finished"] and game["seed"] in wanted:
                 found.setdefault(game["seed"], game)
+    if bad:
+        where = ", ".join(map(str, bad[:5])) + (", ..." if len(bad) > 5 else "")
+        click.echo(
+            f"warning: {path}: {len(bad)} line(s) are not games (line {where}); skipped", err=True
+        )
     return list(found.values())
 
 
@@ -138,7 +143,7 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
     )
     budget = "the agent's own budget" if seconds is None else f"{seconds} s/move"
     click.echo(f"2048 with {spec}, {n_games} games at {budget}")
-    click.echo(f"reached (Wilson 95% interval): {reached}")
+    click.echo(f"reached (Wilson 95% interval): {reached or f'no game reached {TILES[0]}'}")
     click.echo(
         f"median score {summary['median_score']:,.0f}, mean {summary['mean_score']:,.0f}; "
         f"{summary['moves_per_second']:.1f} moves/s; slowest move "
