@@ -246,7 +246,7 @@ def test_agent_specs(g2048):
 
 
 def test_policy_rollouts_and_scaled_c_are_checked(g2048):
-    with pytest.raises(SpecError, match="'greedy', 'corner' or 'greedy_corner'"):
+    with pytest.raises(SpecError, match="'greedy_corner' or 'heuristic'"):
         make_agent("mdp(rollout=best)", g2048)
     with pytest.raises(SpecError, match="rollout_depth=0"):
         make_agent("mdp(rollout=greedy)", g2048)  # the book's 10-step rollout
@@ -260,7 +260,7 @@ def test_policy_rollouts_and_scaled_c_are_checked(g2048):
         Mdp(CoinChain(), MdpConfig(rollout="greedy", rollout_depth=0), 1)
     with pytest.raises(SpecError, match=r"c_scale='node'; allowed: absolute\|best"):
         Mdp(CoinChain(), MdpConfig(c_scale="node"), 1)  # type: ignore[arg-type]
-    with pytest.raises(SpecError, match=r"allowed: random\|greedy\|corner\|greedy_corner"):
+    with pytest.raises(SpecError, match=r"allowed: random\|greedy\|corner\|greedy_corner\|heur"):
         Mdp(g2048, MdpConfig(rollout="best", rollout_depth=0), 1)  # type: ignore[arg-type]
 
 
@@ -291,3 +291,12 @@ def test_a_greedy_rollout_leaf_is_the_greedy_players_score_to_come(g2048):
     assert min(greedy.values) > 1.3 * max(rnd.values)
     again = make_agent(spec.format(",rollout=greedy"), g2048).search(state)
     assert again.values == greedy.values
+
+
+@pytest.mark.parametrize("rollout", ["greedy", "corner", "greedy_corner", "heuristic"])
+def test_every_policy_rollout_plays_a_legal_move(g2048, rollout):
+    state = g2048.state_from_board(BOARD)
+    agent = make_agent(f"mdp(d=1,sims=100,rollout={rollout},rollout_depth=0,eps=0.1)", g2048)
+    result = agent.search(state)
+    assert result.action in state.legal_actions() and result.simulations == 100
+    assert max(result.values) > 0  # rollouts to the end from a live board score something

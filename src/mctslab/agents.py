@@ -214,8 +214,9 @@ class MdpParams(pydantic.BaseModel):
     open_loop: bool = Field(False, description="key statistics by action sequence, not state")
     reuse: bool = Field(True, description="keep N and Q between the moves of a game")
     max_states: int = Field(1 << 19, ge=16, le=1 << 26, description="hash-table slots")
-    rollout: Literal["random", "greedy", "corner", "greedy_corner"] = Field(
-        "random", description="rollout policy to the end (2048: greedy, corner, greedy_corner)"
+    rollout: Literal["random", "greedy", "corner", "greedy_corner", "heuristic"] = Field(
+        "random",
+        description="rollout policy to the end (2048: greedy, corner, greedy_corner, heuristic)",
     )
     eps: float = Field(0.0, ge=0, le=1, description="share of random moves in a policy rollout")
     c_scale: Literal["absolute", "best"] = Field(

@@ -37,10 +37,12 @@ NUM_ACTIONS = 4
 NUM_CHANCE = 32
 #: probability that a new tile is a 4 (else a 2)
 P_FOUR = 0.1
-#: ``consts`` layout: the line-move table, then the line-reward table
+#: ``consts`` layout: the line-move table, the line-reward table, then :func:`line_heuristic` of
+#: every packed line rounded to an integer (for the ``heuristic`` rollout policy)
 C_MOVE = 0
 C_REWARD = 65536
-CONSTS_SIZE = 2 * 65536
+C_HEURISTIC = 2 * 65536
+CONSTS_SIZE = 3 * 65536
 #: cell order of line ``i`` position ``j`` (``j`` = 0 at the wall the tiles move to), per action
 LINE_CELLS = np.array(
     [
@@ -84,7 +86,8 @@ def slide_line(line):
 
 @njit(cache=True)
 def build_tables(consts):
-    """Fill the move and reward tables of ``consts`` from :func:`slide_line` (all 65,536 lines)."""
+    """Fill the move and reward tables of ``consts`` from :func:`slide_line` and the heuristic
+    table from :func:`line_heuristic` (all 65,536 lines each)."""
     line = np.zeros(4, dtype=np.int64)
     for packed in range(65536):
         for j in range(4):
@@ -99,6 +102,9 @@ def build_tables(consts):
             res |= line[j] << (4 * j)
         consts[C_MOVE + packed] = res
         consts[C_REWARD + packed] = reward
+    for packed in range(65536):
+        h = line_heuristic(packed & 15, (packed >> 4) & 15, (packed >> 8) & 15, packed >> 12)
+        consts[C_HEURISTIC + packed] = np.int32(round(h))
 
 
 def make_consts() -> np.ndarray:
@@ -378,6 +384,40 @@ def array_random_move(consts, state, rng):
 
 #: rollout policies of :func:`policy_playout`
 ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_CORNER, ROLLOUT_GREEDY_CORNER = 0, 1, 2, 3
+ROLLOUT_HEURISTIC = 4
+
+
+@njit(cache=True)
+def board_heuristic_packed(consts, b):
+    """:func:`board_heuristic` of a bitboard from the table in ``consts`` (rows of ``b`` and of
+    its transpose), each line's value rounded to an integer."""
+    t = transpose(b)
+    h = np.int64(0)
+    for r in range(4):
+        sh = np.uint64(16 * r)
+        h += consts[C_HEURISTIC + np.int64((b >> sh) & _M16)]
+        h += consts[C_HEURISTIC + np.int64((t >> sh) & _M16)]
+    return h
+
+
+@njit(cache=True)
+def heuristic_pick(consts, rng, nbs, rws, k):
+    """The index in ``0..k-1`` of the move of the largest merge reward plus
+    :func:`board_heuristic_packed` of the board it leaves (before the new tile), ties uniformly:
+    the 1-ply heuristic player. Returns ``(rng, index)``."""
+    best = np.int64(-(1 << 62))
+    ties = 0
+    pick = 0
+    for j in range(k):
+        v = rws[j] + board_heuristic_packed(consts, nbs[j])
+        if v > best:
+            best, ties, pick = v, 1, j
+        elif v == best:
+            ties += 1
+            rng, t = below(rng, ties)
+            if t == 0:
+                pick = j
+    return rng, np.int64(pick)
 
 
 @njit(cache=True)
@@ -465,7 +505,16 @@ def playout(consts, state, rng, policy, eps, moves, record, out):
                         k += 1
                 if overflow or k == 0:
                     break
-                rng, i = pick_move(rng, policy, eps, acts, rws, k)
+                if policy == ROLLOUT_HEURISTIC:
+                    u = 1.0
+                    if eps > 0.0:
+                        rng, u = uniform(rng)
+                    if u < eps:
+                        rng, i = below(rng, k)
+                    else:
+                        rng, i = heuristic_pick(consts, rng, nbs, rws, k)
+                else:
+                    rng, i = pick_move(rng, policy, eps, acts, rws, k)
                 if record:
                     moves[2 * n] = 0
                     moves[2 * n + 1] = acts[i]

@@ -21,7 +21,7 @@ from mctslab.solve_template import zobrist_table
 
 LEAVES = {"rollout": tpl.LEAF_ROLLOUT, "zero": tpl.LEAF_ZERO, "heuristic": tpl.LEAF_HEURISTIC}
 #: rollout policies (the game's ``policy_playout`` kinds; 0 is the uniform ``random_playout``)
-ROLLOUTS = {"random": 0, "greedy": 1, "corner": 2, "greedy_corner": 3}
+ROLLOUTS = {"random": 0, "greedy": 1, "corner": 2, "greedy_corner": 3, "heuristic": 4}
 C_SCALES = {"absolute": tpl.C_ABSOLUTE, "best": tpl.C_BEST}
 _MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -45,8 +45,10 @@ class MdpConfig:
     of a rollout to the end (needs ``leaf = "rollout"``, ``rollout_depth = 0``, ``γ = 1`` and a
     game with a ``policy_playout`` kernel, i.e. 2048): ``greedy`` plays a move of the largest
     merge reward (ties at random), ``corner`` left or down when either is legal, else right,
-    else up, ``greedy_corner`` the largest merge reward with ties broken as ``corner`` does;
-    ``eps`` is the share of uniformly random moves in such a rollout.
+    else up, ``greedy_corner`` the largest merge reward with ties broken as ``corner`` does,
+    ``heuristic`` the largest merge reward plus the line heuristic of the board it leaves (the
+    expectimax agent's evaluation, one ply, no chance); ``eps`` is the share of uniformly random
+    moves in such a rollout.
     ``c_scale = "best"`` explores with ``c · max_b |Q(s, b)|`` over the node's visited actions
     instead of ``c`` (``c`` then a share of the node's value, not reward units).
     """
@@ -60,7 +62,7 @@ class MdpConfig:
     open_loop: bool = False
     reuse: bool = True
     max_states: int = 1 << 19
-    rollout: Literal["random", "greedy", "corner", "greedy_corner"] = "random"
+    rollout: Literal["random", "greedy", "corner", "greedy_corner", "heuristic"] = "random"
     c_scale: Literal["absolute", "best"] = "absolute"
     eps: float = 0.0
 
@@ -100,7 +102,10 @@ class Mdp:
                     "leaf=rollout, rollout_depth=0 and gamma=1"
                 )
         elif config.eps != 0.0:
-            raise SpecError("agent mdp: eps is the random share of rollout=greedy|corner")
+            raise SpecError(
+                "agent mdp: eps is the random share of a policy rollout "
+                "(rollout=greedy|corner|greedy_corner|heuristic)"
+            )
         if not 0.0 <= config.eps <= 1.0:
             raise SpecError(f"agent mdp: eps must be in [0, 1], got {config.eps}")
         self.game = game
