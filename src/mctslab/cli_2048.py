@@ -42,7 +42,7 @@ def agent_with_time(spec: str, seconds: float) -> str:
 def finished_games(path: str, spec: str, seconds: float | None, seeds: list[int]) -> list[dict]:
     """The games of ``path`` (a ``--out`` file) played by ``spec`` at ``seconds`` a move with a
     seed in ``seeds``, the first line of each seed; a missing file holds none. A line that is not
-    a JSON object of a game (a write cut short, an edit) is skipped with a warning naming it."""
+    a JSON object of a game (a write cut short, an edit) is skipped; one warning names them."""
     if not os.path.exists(path):
         return []
     wanted, found, bad = set(seeds), {}, []
