@@ -205,9 +205,11 @@ def picks(policy, eps, acts, rws, draws=400):
     rng = seed_state(3)
     a = np.array(acts + [0] * (4 - len(acts)), dtype=np.int64)
     r = np.array(rws + [0] * (4 - len(rws)), dtype=np.int64)
+    boards = np.zeros(4, dtype=np.uint64)  # read by the heuristic policy only
+    consts = mctslab.load_game("2048").consts
     seen = set()
     for _ in range(draws):
-        rng, i = k.pick_move(rng, policy, eps, a, r, len(acts))
+        rng, i = k.pick_move(consts, rng, policy, eps, a, boards, r, len(acts))
         rng = as_state(rng)
         seen.add(int(i))
     return seen

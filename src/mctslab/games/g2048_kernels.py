@@ -421,15 +421,17 @@ def heuristic_pick(consts, rng, nbs, rws, k):
 
 
 @njit(cache=True)
-def pick_move(rng, policy, eps, acts, rws, k):
+def pick_move(consts, rng, policy, eps, acts, nbs, rws, k):
     """The index in ``0..k-1`` of the move a rollout policy plays, given the legal moves
-    ``acts[:k]`` (ascending) and their merge rewards ``rws[:k]``; returns ``(rng, index)``.
+    ``acts[:k]`` (ascending), the boards they leave ``nbs[:k]`` and their merge rewards
+    ``rws[:k]``; returns ``(rng, index)``.
 
     With probability ``eps`` (and always for ``ROLLOUT_RANDOM``) a uniformly random legal move.
     Otherwise ``ROLLOUT_GREEDY`` plays a move of the largest merge reward (ties uniformly), and
     ``ROLLOUT_CORNER`` a uniformly random one of left/down if either is legal, else right, else
-    up (the corner strategy that keeps the big tiles in the bottom-left corner), and
-    ``ROLLOUT_GREEDY_CORNER`` a move of the largest merge reward, ties broken as ``corner`` does.
+    up (the corner strategy that keeps the big tiles in the bottom-left corner),
+    ``ROLLOUT_GREEDY_CORNER`` a move of the largest merge reward, ties broken as ``corner`` does,
+    and ``ROLLOUT_HEURISTIC`` the 1-ply heuristic player's move (:func:`heuristic_pick`).
     """
     if policy == ROLLOUT_RANDOM:
         return below(rng, k)
@@ -437,6 +439,8 @@ def pick_move(rng, policy, eps, acts, rws, k):
         rng, u = uniform(rng)
         if u < eps:
             return below(rng, k)
+    if policy == ROLLOUT_HEURISTIC:
+        return heuristic_pick(consts, rng, nbs, rws, k)
     best = -1  # the merge reward a move needs (-1: any, the corner policy)
     if policy != ROLLOUT_CORNER:
         for j in range(k):
@@ -505,16 +509,7 @@ def playout(consts, state, rng, policy, eps, moves, record, out):
                         k += 1
                 if overflow or k == 0:
                     break
-                if policy == ROLLOUT_HEURISTIC:
-                    u = 1.0
-                    if eps > 0.0:
-                        rng, u = uniform(rng)
-                    if u < eps:
-                        rng, i = below(rng, k)
-                    else:
-                        rng, i = heuristic_pick(consts, rng, nbs, rws, k)
-                else:
-                    rng, i = pick_move(rng, policy, eps, acts, rws, k)
+                rng, i = pick_move(consts, rng, policy, eps, acts, nbs, rws, k)
                 if record:
                     moves[2 * n] = 0
                     moves[2 * n + 1] = acts[i]
