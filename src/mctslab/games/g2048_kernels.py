@@ -388,16 +388,22 @@ ROLLOUT_HEURISTIC = 4
 
 
 @njit(cache=True)
-def board_heuristic_packed(consts, b):
-    """:func:`board_heuristic` of a bitboard from the table in ``consts`` (rows of ``b`` and of
-    its transpose), each line's value rounded to an integer."""
+def line_table_sum(b, table, base):
+    """``Σ table[base + line]`` over the 8 packed lines of bitboard ``b``: its rows and the rows
+    of its transpose (its columns). A board's heuristic from a table of line values."""
     t = transpose(b)
-    h = np.int64(0)
+    v = 0.0
     for r in range(4):
         sh = np.uint64(16 * r)
-        h += consts[C_HEURISTIC + np.int64((b >> sh) & _M16)]
-        h += consts[C_HEURISTIC + np.int64((t >> sh) & _M16)]
-    return h
+        v += table[base + np.int64((b >> sh) & _M16)] + table[base + np.int64((t >> sh) & _M16)]
+    return v
+
+
+@njit(cache=True)
+def board_heuristic_packed(consts, b):
+    """:func:`board_heuristic` of a bitboard from the table in ``consts``, each line's value
+    rounded to an integer."""
+    return line_table_sum(b, consts, C_HEURISTIC)
 
 
 @njit(cache=True)
@@ -405,7 +411,7 @@ def heuristic_pick(consts, rng, nbs, rws, k):
     """The index in ``0..k-1`` of the move of the largest merge reward plus
     :func:`board_heuristic_packed` of the board it leaves (before the new tile), ties uniformly:
     the 1-ply heuristic player. Returns ``(rng, index)``."""
-    best = np.int64(-(1 << 62))
+    best = -np.inf
     ties = 0
     pick = 0
     for j in range(k):

@@ -37,27 +37,16 @@ P_MIN = 1e-4
 #: transposition-table slots (a power of two), cleared before every search
 TT_SLOTS = 1 << 18
 _M4 = np.uint64(15)
-_M16 = np.uint64(0xFFFF)
 
 
 @njit(cache=True)
 def heuristic_table():
-    """``H`` of every packed line (65,536 entries)."""
+    """``H`` of every packed line (65,536 entries; summed over a board by
+    :func:`mctslab.games.g2048_kernels.line_table_sum`)."""
     t = np.empty(65536, dtype=np.float64)
     for line in range(65536):
         t[line] = k.line_heuristic(line & 15, (line >> 4) & 15, (line >> 8) & 15, line >> 12)
     return t
-
-
-@njit(cache=True)
-def board_value(b, htab):
-    """``H(b)``: the table summed over the rows of ``b`` and of its transpose."""
-    t = k.transpose(b)
-    v = 0.0
-    for r in range(4):
-        sh = np.uint64(16 * r)
-        v += htab[np.int64((b >> sh) & _M16)] + htab[np.int64((t >> sh) & _M16)]
-    return v
 
 
 _MAX, _CHANCE = 0, 1
@@ -105,7 +94,7 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
             if fk[top] == _CHANCE:
                 if fd[top] <= 0 or fp[top] < P_MIN:
                     stats[0] += 1
-                    ret = board_value(b, htab)
+                    ret = k.line_table_sum(b, htab, 0)  # H(b)
                     done = True
                 else:
                     slot = _slot(b, mask)
