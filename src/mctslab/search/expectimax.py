@@ -76,6 +76,7 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
     fi = np.zeros(rows, dtype=np.int64)  # the next move or (cell, tile)
     acc = np.zeros(rows, dtype=np.float64)  # the best value, or the weighted sum
     v2 = np.zeros(rows, dtype=np.float64)  # a chance frame: the current cell's value with a 2
+    fe = np.zeros(rows, dtype=np.int64)  # a chance frame: its board's empty cells
     mask = np.uint64(tt_keys.shape[0] - 1)
     top = 0
     fb[0] = root
@@ -102,6 +103,8 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
                         stats[1] += 1
                         ret = tt_vals[slot]
                         done = True
+                    else:
+                        fe[top] = k.board_empty(b)
         elif fk[top] == _MAX:
             acc[top] = max(acc[top], ret)
         elif fi[top] % 2 == 1:
@@ -121,7 +124,6 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
                         fk[top + 1] = _CHANCE
                         pushed = True
             else:
-                empty = k.board_empty(b)
                 while fi[top] < 32 and not pushed:
                     sh = np.uint64(4 * (fi[top] // 2))
                     if (b >> sh) & _M4 != 0:
@@ -130,7 +132,7 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
                     four = fi[top] % 2
                     fb[top + 1] = b | (np.uint64(1 + four) << sh)
                     fd[top + 1] = fd[top] - 1
-                    fp[top + 1] = fp[top] * (0.1 if four else 0.9) / empty
+                    fp[top + 1] = fp[top] * (0.1 if four else 0.9) / fe[top]
                     fk[top + 1] = _MAX
                     fi[top] += 1
                     pushed = True
@@ -140,7 +142,7 @@ def _chance_value(consts, htab, root, depth, tt_keys, tt_vals, tt_depth, stats):
                 continue
             ret = acc[top]
             if fk[top] == _CHANCE:
-                ret = acc[top] / k.board_empty(b)
+                ret = acc[top] / fe[top]
                 slot = _slot(b, mask)
                 tt_keys[slot] = b
                 tt_vals[slot] = ret
