@@ -9,6 +9,7 @@ import mctslab
 from mctslab.agents import make_agent
 from mctslab.cli import main
 from mctslab.cli_2048 import DEFAULT_AGENT, agent_with_time, play_one, summarise
+from mctslab.single_player import GAME_FIELDS
 
 
 def test_play_shows_board_and_score():
@@ -60,6 +61,7 @@ def test_a_seed_replays_the_same_game():
     a = play_one("expectimax(depth=1)", seed=7, max_moves=150)
     b = play_one("expectimax(depth=1)", seed=7, max_moves=150)
     assert (a["score"], a["moves"], a["max_tile"]) == (b["score"], b["moves"], b["max_tile"])
+    assert set(a) == set(GAME_FIELDS)  # what a --out file's lines are read back as
 
 
 def test_expectimax_beats_random_moves_and_refuses_other_games():

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import click
 
-from mctslab.single_player import TILES, play_one, summarise
+from mctslab.single_player import GAME_FIELDS, TILES, play_one, summarise
 
 #: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
 #: here (docs/chance-and-mdp.md): the book's MDP MCTS at depth 1 (UCB over the moves, c = 1000),
@@ -46,14 +46,13 @@ def finished_games(path: str, spec: str, seconds: float | None, seeds: list[int]
     if not os.path.exists(path):
         return []
     wanted, found, bad = set(seeds), {}, []
-    fields = ("seed", "score", "max_tile", "moves", "seconds", "slowest_move", "finished")
     with open(path, encoding="utf-8", errors="replace") as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-                game = {k: row[k] for k in fields}
+                game = {k: row[k] for k in GAME_FIELDS}
                 mine = row["agent"] == spec and row["time_per_move"] == seconds
             except (ValueError, KeyError, TypeError):
                 bad.append(number)

@@ -25,6 +25,8 @@ from mctslab.stats import wilson_interval
 
 #: the tiles whose reach ``bench 2048`` reports: 128 .. 131072
 TILES = [2**e for e in range(7, 18)]
+#: the keys of a game as :func:`play_one` reports it
+GAME_FIELDS = ("seed", "score", "max_tile", "moves", "seconds", "slowest_move", "finished")
 
 
 def play_one(
