@@ -8,7 +8,7 @@ from click.testing import CliRunner
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.cli import main
-from mctslab.cli_2048 import DEFAULT_AGENT, agent_with_time, play_one, summarise
+from mctslab.cli_2048 import ROLLOUT_AGENT, agent_with_time, default_agent, play_one, summarise
 from mctslab.single_player import GAME_FIELDS
 
 
@@ -75,9 +75,21 @@ def test_expectimax_beats_random_moves_and_refuses_other_games():
     assert make_agent("expectimax(depth=2)", game).step(state) in state.legal_actions()
 
 
-def test_the_default_agent_is_mdp_with_greedy_rollouts():
+def test_the_default_agent_is_the_network_agent_once_there_is_a_network(tmp_path, monkeypatch):
+    from mctslab.games import g2048_ntuple
+
+    monkeypatch.setattr(g2048_ntuple, "default_path", lambda: tmp_path / "net.npy")
+    assert default_agent() == ROLLOUT_AGENT
+    args = ["bench", "2048", "--games", "1", "--time-per-move", "0.001", "--json"]
+    run = CliRunner().invoke(main, args)
+    assert "no trained 2048 network: measuring the rollout agent" in run.output
+    g2048_ntuple.train_network(5, tmp_path / "net.npy", chunk=5)
+    assert "leaf=network" in default_agent()
+
+
+def test_the_rollout_agent_is_mdp_with_greedy_rollouts():
     game = mctslab.load_game("2048")
-    agent = make_agent(agent_with_time(DEFAULT_AGENT, 0.01), game, seed=1)
+    agent = make_agent(agent_with_time(ROLLOUT_AGENT, 0.01), game, seed=1)
     assert "rollout=greedy" in agent.spec_string and "time=0.01" in agent.spec_string
     state = game.state_from_board("2 4 8 16 / 32 64 128 256 / 4 . . 2 / . . 2 .")
     assert agent.step(state) in state.legal_actions()

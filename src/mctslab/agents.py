@@ -206,7 +206,9 @@ class MdpParams(pydantic.BaseModel):
     d: int = Field(10, ge=1, le=10_000, description="depth limit (the book's d)")
     c: float = Field(100.0, ge=0, description="exploration constant, in reward units")
     gamma: float = Field(1.0, ge=0, le=1, description="discount")
-    leaf: Literal["rollout", "zero", "heuristic"] = Field("rollout", description="leaf value U")
+    leaf: Literal["rollout", "zero", "heuristic", "network"] = Field(
+        "rollout", description="leaf value U (network: a trained network, 2048)"
+    )
     rollout_depth: int = Field(
         10, ge=0, le=1_000_000, description="steps of a rollout leaf (0: to the end)"
     )
@@ -221,6 +223,9 @@ class MdpParams(pydantic.BaseModel):
     eps: float = Field(0.0, ge=0, le=1, description="share of random moves in a policy rollout")
     c_scale: Literal["absolute", "best"] = Field(
         "absolute", description="c in reward units, or times the node's best |Q|"
+    )
+    network: str | None = Field(
+        None, description="leaf=network: the network file (default: `mctslab train 2048`'s)"
     )
     sims: int | None = Field(None, ge=1, description="simulations per move (1000 without time)")
     time: float | None = Field(None, gt=0, description="seconds per move")
@@ -239,7 +244,7 @@ class MdpAgent(Agent):
         super().__init__(spec_string, game)
         self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
         keys = ("d", "c", "gamma", "leaf", "rollout_depth", "h_weight", "open_loop", "reuse")
-        keys += ("rollout", "eps", "c_scale")
+        keys += ("rollout", "eps", "c_scale", "network")
         config = MdpConfig(max_states=params.max_states, **{k: getattr(params, k) for k in keys})
         self._mdp = Mdp(game, config, seed)
 
@@ -267,6 +272,32 @@ class ExpectimaxAgent(Agent):
 
         super().__init__(spec_string, game)
         self._search = Expectimax(game, params.depth)
+
+    def search(self, state: State) -> SearchResult:
+        return self._search.search(state)
+
+
+class NetworkParams(pydantic.BaseModel):
+    model_config = _STRICT
+    network: str | None = Field(
+        None, description="the network file (default: the one `mctslab train 2048` writes)"
+    )
+    seed: int | None = Field(None, ge=0, description="unused (the agent is deterministic)")
+
+
+class NetworkAgent(Agent):
+    """The greedy player of a trained 2048 n-tuple network: the move maximising
+    ``r(s, a) + V(after(s, a))`` (Szubert and Jaśkowski 2014; :mod:`mctslab.games.g2048_ntuple`)."""
+
+    NAME = "network"
+    DESCRIPTION = "2048 only: the greedy player of a trained n-tuple network, max r + V(after)"
+    Params = NetworkParams
+
+    def __init__(self, spec_string: str, game: Game, params: NetworkParams, seed: int):
+        from mctslab.search.network import NetworkPlayer
+
+        super().__init__(spec_string, game)
+        self._search = NetworkPlayer(game, params.network)
 
     def search(self, state: State) -> SearchResult:
         return self._search.search(state)
@@ -320,8 +351,10 @@ _ENHANCEMENT_KEYS = (
 
 _AGENTS: dict[str, type[Agent]] = {
     cls.NAME: cls
-    for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent, ExpectimaxAgent, GreedyNimAgent)
-}
+    for cls in (
+        RandomAgent, FlatAgent, MctsAgent, MdpAgent, ExpectimaxAgent, NetworkAgent, GreedyNimAgent
+    )
+}  # fmt: skip
 
 
 def describe_agents() -> str:

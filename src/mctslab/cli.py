@@ -255,6 +255,9 @@ from mctslab.cli_web import serve, tree  # noqa: E402
 
 main.add_command(serve)
 main.add_command(tree)
+from mctslab.cli_train import train  # noqa: E402
+
+main.add_command(train)
 
 
 def run() -> None:

@@ -21,9 +21,19 @@ import click
 from mctslab.single_player import GAME_FIELDS, TILES, play_one, summarise
 
 #: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
-#: here (docs/chance-and-mdp.md): the book's MDP MCTS at depth 1 (UCB over the moves, c = 1000),
+#: here (docs/chance-and-mdp.md): the book's MDP MCTS at depth 2, each leaf valued by the trained
+#: n-tuple network (``mctslab train 2048``), 1,000 simulations a move
+NETWORK_AGENT = "mdp(d=2,c=200,leaf=network,sims=1000)"
+#: the default while no network is trained: MDP MCTS at depth 1 (UCB over the moves, c = 1000),
 #: each leaf valued by a greedy rollout to the end of the game (the score it still makes)
-DEFAULT_AGENT = "mdp(d=1,c=1000,rollout_depth=0,rollout=greedy)"
+ROLLOUT_AGENT = "mdp(d=1,c=1000,rollout_depth=0,rollout=greedy)"
+
+
+def default_agent() -> str:
+    """:data:`NETWORK_AGENT` when the default network file exists, else :data:`ROLLOUT_AGENT`."""
+    from mctslab.games.g2048_ntuple import default_path
+
+    return NETWORK_AGENT if default_path().exists() else ROLLOUT_AGENT
 
 
 def agent_with_time(spec: str, seconds: float) -> str:
@@ -88,7 +98,11 @@ def append_line(path: str, row: dict) -> None:
     "time_per_move is null in the output)",
 )  # fmt: skip
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256))
-@click.option("--agent", "agent_spec", default=DEFAULT_AGENT, show_default=True)
+@click.option(
+    "--agent", "agent_spec",
+    help=f"agent spec (default: {NETWORK_AGENT} once `mctslab train 2048` has made the network, "
+    f"else {ROLLOUT_AGENT})",
+)  # fmt: skip
 @click.option("--seed", default=0, show_default=True, type=int, help="game i uses seed + i")
 @click.option(
     "--out", type=click.Path(dir_okay=False),
@@ -101,6 +115,14 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
     import mctslab
     from mctslab.agents import make_agent
 
+    if agent_spec is None:
+        agent_spec = default_agent()
+        if agent_spec == ROLLOUT_AGENT:
+            click.echo(
+                "no trained 2048 network: measuring the rollout agent; `mctslab train 2048` "
+                "(about 30 minutes on one core) makes the stronger default",
+                err=True,
+            )
     spec = agent_with_time(agent_spec, seconds)
     if spec == agent_spec:  # the agent keeps its own budget (sims= or time=) or has no time key
         seconds = None
@@ -196,6 +218,14 @@ def bench_coin_nim(seconds, agent_spec, max_n, k, runs, as_json):
     import mctslab
     from mctslab.agents import make_agent
 
+    if agent_spec is None:
+        agent_spec = default_agent()
+        if agent_spec == ROLLOUT_AGENT:
+            click.echo(
+                "no trained 2048 network: measuring the rollout agent; `mctslab train 2048` "
+                "(about 30 minutes on one core) makes the stronger default",
+                err=True,
+            )
     spec = agent_with_time(agent_spec, seconds)
     q = coin_nim_q(max_n, k)
     wrong: dict[int, int] = {}

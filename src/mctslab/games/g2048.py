@@ -79,6 +79,13 @@ class G2048Game(Game):
         status = "game over" if over else ("tile to appear" if spawns else "to move")
         return "\n".join(rows) + f"\nscore {score}, max tile {max_tile(state)}, {status}"
 
+    def load_network(self, path: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The trained n-tuple network's weights (``path``, default the file ``mctslab train
+        2048`` writes) and feature offsets, for :func:`g2048_kernels.network_value`."""
+        from mctslab.games import g2048_ntuple
+
+        return g2048_ntuple.load(path), g2048_ntuple.feature_shifts()
+
     def state_from_board(self, text: str, score: int = 0) -> State:
         """A decision state from an ASCII board: 4 rows of 4 tiles (numbers, ``.`` or ``0`` empty).
 

@@ -537,6 +537,61 @@ def playout(consts, state, rng, policy, eps, moves, record, out):
     return n, rng
 
 
+# -- a learned evaluation: an n-tuple network (trained by mctslab.games.g2048_ntuple) ----------
+
+
+@njit(cache=True, inline="always")
+def feature_index(b, fs, f):
+    """Feature ``f``'s table index in bitboard ``b``: ``Σ_j e_{cell_j} · 16^j`` over the cells
+    whose bit offsets are ``fs[f]``."""
+    idx = np.uint64(0)
+    for j in range(fs.shape[1]):
+        idx |= ((b >> fs[f, j]) & _M4) << np.uint64(4 * j)
+    return np.int64(idx)
+
+
+@njit(cache=True)
+def network_afterstate_value(w, fs, b):
+    """``V(b) = Σ_f w[f // 8, index_f(b)]``: an n-tuple network's estimate of the score still
+    to come after afterstate ``b`` (features ``fs``, 8 symmetric copies per table)."""
+    v = 0.0
+    for f in range(fs.shape[0]):
+        v += w[f >> 3, feature_index(b, fs, f)]
+    return v
+
+
+@njit(cache=True)
+def network_best_move(consts, w, fs, b):
+    """The move from board ``b`` maximising ``r + V(after)``: ``(action, after, r, r + V)``;
+    action -1 when no move changes ``b`` (a move that would make a 65536 is not considered)."""
+    best_a = -1
+    best_after = b
+    best_r = 0
+    best_v = -np.inf
+    for a in range(NUM_ACTIONS):
+        nb, r = board_move(consts, b, a)
+        if r < 0 or nb == b:
+            continue
+        v = r + network_afterstate_value(w, fs, nb)
+        if v > best_v:
+            best_a, best_after, best_r, best_v = a, nb, r, v
+    return best_a, best_after, best_r, best_v
+
+
+@njit(cache=True)
+def network_value(consts, w, fs, state):
+    """A leaf value for MDP MCTS from a network: ``max_a r(s, a) + V(after(s, a))``, the score
+    still to come from decision state ``s`` by the network's estimate; 0 when the game is over
+    or a tile exceeds 32768 (off the bitboard; no network player gets there)."""
+    if state[S_OVER] != 0:
+        return 0.0
+    b, ok = pack(state)
+    if not ok:
+        return 0.0
+    a, _, _, v = network_best_move(consts, w, fs, b)
+    return v if a >= 0 else 0.0
+
+
 @njit(cache=True)
 def line_heuristic(e0, e1, e2, e3):
     """The usual 2048 line evaluation (nneonneo's 2048-ai, ``heur_score_table``), for one row or

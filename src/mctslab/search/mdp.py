@@ -19,7 +19,12 @@ from mctslab.search.result import SearchResult, depth_summary, first_decision_st
 from mctslab.search.transpositions import SEED
 from mctslab.solve_template import zobrist_table
 
-LEAVES = {"rollout": tpl.LEAF_ROLLOUT, "zero": tpl.LEAF_ZERO, "heuristic": tpl.LEAF_HEURISTIC}
+LEAVES = {
+    "rollout": tpl.LEAF_ROLLOUT,
+    "zero": tpl.LEAF_ZERO,
+    "heuristic": tpl.LEAF_HEURISTIC,
+    "network": tpl.LEAF_NETWORK,
+}
 #: rollout policies (the game's ``policy_playout`` kinds; 0 is the uniform ``random_playout``)
 ROLLOUTS = {"random": 0, "greedy": 1, "corner": 2, "greedy_corner": 3, "heuristic": 4}
 C_SCALES = {"absolute": tpl.C_ABSOLUTE, "best": tpl.C_BEST}
@@ -51,12 +56,14 @@ class MdpConfig:
     moves in such a rollout.
     ``c_scale = "best"`` explores with ``c · max_b |Q(s, b)|`` over the node's visited actions
     instead of ``c`` (``c`` then a share of the node's value, not reward units).
+    ``leaf = "network"`` values a leaf by a trained network (the game's ``load_network``;
+    2048's n-tuple network, ``network`` its file, default where ``mctslab train 2048`` puts it).
     """
 
     d: int = 10
     c: float = 100.0
     gamma: float = 1.0
-    leaf: Literal["rollout", "zero", "heuristic"] = "rollout"
+    leaf: Literal["rollout", "zero", "heuristic", "network"] = "rollout"
     rollout_depth: int = 10
     h_weight: float = 1.0
     open_loop: bool = False
@@ -65,6 +72,7 @@ class MdpConfig:
     rollout: Literal["random", "greedy", "corner", "greedy_corner", "heuristic"] = "random"
     c_scale: Literal["absolute", "best"] = "absolute"
     eps: float = 0.0
+    network: str | None = None
 
 
 class Mdp:
@@ -82,6 +90,13 @@ class Mdp:
                 f"agent mdp: leaf=heuristic needs a heuristic_value kernel, which "
                 f"{spec.name} lacks; allowed here: leaf=rollout|zero"
             )
+        if config.leaf == "network" and not hasattr(game, "load_network"):
+            raise SpecError(
+                f"agent mdp: leaf=network needs a trained network for the game, which "
+                f"{spec.name} lacks; allowed here: leaf=rollout|zero|heuristic"
+            )
+        if config.network is not None and config.leaf != "network":
+            raise SpecError("agent mdp: network is the file of leaf=network")
         if config.rollout not in ROLLOUTS:
             raise SpecError(
                 f"agent mdp: unknown rollout={config.rollout!r}; allowed: {'|'.join(ROLLOUTS)}"
@@ -133,6 +148,11 @@ class Mdp:
         self.iparams[tpl.P_MAX_LENGTH] = spec.max_game_length
         self.iparams[tpl.P_ROLLOUT_POLICY] = ROLLOUTS[config.rollout]
         self.iparams[tpl.P_C_SCALE] = C_SCALES[config.c_scale]
+        if config.leaf == "network":
+            self.net_w, self.net_fs = game.load_network(config.network)
+        else:  # unused by the kernel
+            self.net_w = np.zeros((1, 1), dtype=np.float32)
+            self.net_fs = np.zeros((1, 1), dtype=np.uint64)
         self.rng = seed_state(seed)
         state = first_decision_state(game)
         if state is not None:  # load (or compile) the kernels now, not in the first timed search
@@ -151,8 +171,9 @@ class Mdp:
     def _run(self, root: np.ndarray, n: int, hist: np.ndarray) -> int:
         args = (self.game.consts, root, self.keys, self.visits, self.qvalues, self.mult)
         rng = self.kernels.mdp_search(
-            *args, self.counters, hist, self.fparams, self.iparams, n, self.rng
-        )
+            *args, self.counters, hist, self.fparams, self.iparams, n, self.rng, self.net_w,
+            self.net_fs,
+        )  # fmt: skip
         self.rng = as_state(rng)
         return n
 

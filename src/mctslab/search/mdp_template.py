@@ -35,7 +35,9 @@ and the move played is ``argmax_a Q[(s, a)]`` after ``m`` simulations from ``s``
   ``k = 0`` rolls out to the end of the game (with ``γ = 1`` through the game's fast
   ``random_playout``: the pure Monte-Carlo value, the score still to come),
   ``LEAF_ZERO`` zero, ``LEAF_HEURISTIC`` ``w · H(s)`` with the game's ``heuristic_value`` kernel
-  (if it has one) and a weight ``w``.
+  (if it has one) and a weight ``w``, ``LEAF_NETWORK`` (an addition) a learned estimate of the
+  score still to come, ``max_a r(s, a) + V(after(s, a))`` with the game's ``network_value``
+  kernel (2048: an n-tuple network trained by TD(0), :mod:`mctslab.games.g2048_ntuple`).
 * **Rollout policy** (``P_ROLLOUT_POLICY``, an addition to the book; only for a rollout to the
   end with ``γ = 1``): 0 is the uniform ``random_playout``; another value plays the game's
   ``policy_playout(policy, eps)`` instead (2048: ``greedy``, the move of the largest merge
@@ -66,6 +68,7 @@ from mctslab.search.transpositions import state_hash
 LEAF_ROLLOUT = 0
 LEAF_ZERO = 1
 LEAF_HEURISTIC = 2
+LEAF_NETWORK = 3
 # Layout of ``iparams``.
 P_DEPTH, P_LEAF, P_ROLLOUT_DEPTH, P_OPEN_LOOP, P_NUM_ACTIONS, P_NUM_CHANCE = 0, 1, 2, 3, 4, 5
 P_MAX_LENGTH, P_ROLLOUT_POLICY, P_C_SCALE = 6, 7, 8
@@ -96,6 +99,15 @@ _heuristic = getattr(game, "heuristic_value", _no_heuristic)
 @njit(cache=True)
 def _no_policy_playout(consts, state, rng, policy, eps, out):
     return 0, rng
+
+
+@njit(cache=True)
+def _no_network(consts, w, fs, state):
+    return 0.0
+
+
+#: the game's learned leaf value (an n-tuple network), or zero (the driver refuses that case)
+_network = getattr(game, "network_value", _no_network)
 
 
 #: the game's policy rollout to the end, if it has one (the driver refuses a policy otherwise)
@@ -204,12 +216,14 @@ def scaled_c(n_row, q_row, actions, n, c):
 
 @njit(cache=True)
 def mdp_search(
-    consts, root, keys, visits, qvalues, mult, counters, depth_hist, fparams, iparams, n_sims, rng
+    consts, root, keys, visits, qvalues, mult, counters, depth_hist, fparams, iparams, n_sims, rng,
+    net_w, net_fs,
 ):  # fmt: skip
     """Run ``n_sims`` simulations of Algorithm 9.6 from ``root`` (a decision state); return the
     generator state. ``visits``/``qvalues`` are ``[slots, num_actions]``: ``N(s, a)``, ``Q(s, a)``
     for the state (or open-loop node) in each slot of ``keys``. ``depth_hist[k]`` counts
-    simulations that made ``k`` steps before their leaf value."""
+    simulations that made ``k`` steps before their leaf value. ``net_w``, ``net_fs``: the
+    network's weights and feature offsets for ``LEAF_NETWORK`` (unused otherwise)."""
     c = fparams[F_C]
     gamma = fparams[F_GAMMA]
     h_weight = fparams[F_H_WEIGHT]
@@ -275,6 +289,8 @@ def mdp_search(
                 )
             elif leaf_kind == LEAF_HEURISTIC:
                 leaf = h_weight * _heuristic(consts, state)
+            elif leaf_kind == LEAF_NETWORK:
+                leaf = _network(consts, net_w, net_fs, state)
             else:
                 leaf = 0.0
         depth_hist[min(steps, depth_hist.shape[0] - 1)] += 1
