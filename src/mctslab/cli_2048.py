@@ -218,14 +218,6 @@ def bench_coin_nim(seconds, agent_spec, max_n, k, runs, as_json):
     import mctslab
     from mctslab.agents import make_agent
 
-    if agent_spec is None:
-        agent_spec = default_agent()
-        if agent_spec == ROLLOUT_AGENT:
-            click.echo(
-                "no trained 2048 network: measuring the rollout agent; `mctslab train 2048` "
-                "(about 30 minutes on one core) makes the stronger default",
-                err=True,
-            )
     spec = agent_with_time(agent_spec, seconds)
     q = coin_nim_q(max_n, k)
     wrong: dict[int, int] = {}

@@ -98,6 +98,14 @@ def _start(rng):
 
 
 @njit(cache=True)
+def _max_exponent(b):
+    top = 0
+    for i in range(16):
+        top = max(top, np.int64((b >> np.uint64(4 * i)) & _M4))
+    return top
+
+
+@njit(cache=True)
 def train(consts, w, fs, n_games, alpha, rng, scores, max_tiles):
     """``n_games`` games of TD(0) afterstate learning (module docstring) with step ``alpha``,
     the network playing greedily; game ``g``'s score and largest exponent go into ``scores[g]``
@@ -114,10 +122,7 @@ def train(consts, w, fs, n_games, alpha, rng, scores, max_tiles):
             prev = after
             score += r
         scores[g] = score
-        top = 0
-        for i in range(16):
-            top = max(top, np.int64((b >> np.uint64(4 * i)) & _M4))
-        max_tiles[g] = top
+        max_tiles[g] = _max_exponent(b)
     return rng
 
 
@@ -134,10 +139,7 @@ def play(consts, w, fs, n_games, rng, scores, max_tiles):
             score += r
             b, rng = board_spawn(after, rng)
         scores[g] = score
-        top = 0
-        for i in range(16):
-            top = max(top, np.int64((b >> np.uint64(4 * i)) & _M4))
-        max_tiles[g] = top
+        max_tiles[g] = _max_exponent(b)
     return rng
 
 
