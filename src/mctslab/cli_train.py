@@ -13,14 +13,17 @@ def train():
 
 @train.command("2048")
 @click.option(
-    "--games", default=200_000, show_default=True, type=click.IntRange(1, 10**9),
+    "--games", default=300_000, show_default=True, type=click.IntRange(1, 10**9),
     help="training games to play (added to those the file has had)",
 )  # fmt: skip
 @click.option(
     "--alpha", default=0.1, show_default=True, type=click.FloatRange(0, 1, min_open=True),
     help="TD(0) step size, split over the 32 features",
 )  # fmt: skip
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option(
+    "--seed", default=0, show_default=True, type=int,
+    help="seed of the spawns (a resumed run also mixes in the games already played)",
+)  # fmt: skip
 @click.option(
     "--out", type=click.Path(dir_okay=False),
     help="the network file (default: the cache folder's, where agents look)",

@@ -152,7 +152,10 @@ def default_path() -> Path:
 
 
 def _train_hint(path: Path) -> str:
-    return f"train one with `mctslab train 2048 --out {path}` (about 15 minutes on one core)"
+    return (
+        f"train one with `mctslab train 2048 --out {path}` "
+        "(300,000 games, about 30 minutes on one core)"
+    )
 
 
 def load(path: str | Path | None = None) -> np.ndarray:
