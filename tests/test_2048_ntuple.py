@@ -149,11 +149,11 @@ def test_learning_shows_in_play(game):
     w = nt.new_weights()
     n = 200
     sc, mt = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    nt.play(game.consts, w, fs, n, seed_state(3), sc, mt)
+    nt.train(game.consts, w, fs, n, 0.0, seed_state(3), sc, mt)  # play only
     untrained = sc.mean()
     big = np.zeros(1500, np.int64)
     nt.train(game.consts, w, fs, 1500, nt.ALPHA, seed_state(4), big, big.copy())
-    nt.play(game.consts, w, fs, n, seed_state(3), sc, mt)
+    nt.train(game.consts, w, fs, n, 0.0, seed_state(3), sc, mt)  # play only
     assert sc.mean() > 2.5 * untrained, (untrained, sc.mean())
 
 

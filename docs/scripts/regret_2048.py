@@ -5,8 +5,8 @@ four games (seeds 0-3) by ``mdp(d=1,c=1000,rollout_depth=0,rollout=greedy,sims=3
 them drawn at random (numpy seed 0). Gold values: 20,000 greedy rollouts per legal move (uniform
 allocation, ``c=1e9``), i.e. each move's expected score to come under greedy rollouts, within a
 few points. An agent's regret in a position is ``Q_gold(best) - Q_gold(its move)``, three agent
-seeds per position. Run from the repository: ``python docs/scripts/regret_2048.py`` (~3 minutes
-on one core). Discussed in docs/chance-and-mdp.md.
+seeds per position. Run from the repository: ``python docs/scripts/regret_2048.py`` (about a minute
+on one core; 42 s measured). Discussed in docs/chance-and-mdp.md.
 """
 
 import numpy as np

@@ -108,8 +108,9 @@ def _max_exponent(b):
 @njit(cache=True)
 def train(consts, w, fs, n_games, alpha, rng, scores, max_tiles):
     """``n_games`` games of TD(0) afterstate learning (module docstring) with step ``alpha``,
-    the network playing greedily; game ``g``'s score and largest exponent go into ``scores[g]``
-    and ``max_tiles[g]``. Returns the generator state."""
+    the network playing greedily (``alpha = 0``: play only, the weights untouched); game ``g``'s
+    score and largest exponent go into ``scores[g]`` and ``max_tiles[g]``. Returns the
+    generator state."""
     for g in range(n_games):
         b, rng = _start(rng)
         a, prev, r, _ = best_move(consts, w, fs, b)
@@ -117,27 +118,11 @@ def train(consts, w, fs, n_games, alpha, rng, scores, max_tiles):
         while a >= 0:
             b, rng = board_spawn(prev, rng)
             a, after, r, v = best_move(consts, w, fs, b)
-            target = v if a >= 0 else 0.0  # r + V(after), or 0 at the end
-            update(w, fs, prev, alpha * (target - network_afterstate_value(w, fs, prev)))
+            if alpha > 0.0:
+                target = v if a >= 0 else 0.0  # r + V(after), or 0 at the end
+                update(w, fs, prev, alpha * (target - network_afterstate_value(w, fs, prev)))
             prev = after
             score += r
-        scores[g] = score
-        max_tiles[g] = _max_exponent(b)
-    return rng
-
-
-@njit(cache=True)
-def play(consts, w, fs, n_games, rng, scores, max_tiles):
-    """``n_games`` games of the greedy network player (no learning), as :func:`train` records."""
-    for g in range(n_games):
-        b, rng = _start(rng)
-        score = 0
-        while True:
-            a, after, r, _ = best_move(consts, w, fs, b)
-            if a < 0:
-                break
-            score += r
-            b, rng = board_spawn(after, rng)
         scores[g] = score
         max_tiles[g] = _max_exponent(b)
     return rng
