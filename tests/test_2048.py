@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 import mctslab
-from mctslab import codegen
 from mctslab.errors import IllegalMoveError, SpecError
 from mctslab.games import g2048_kernels as k
 from mctslab.games import generic_template
-from mctslab.rng import as_state, seed_state
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import as_state, seed_state
 
 LEFT, DOWN, RIGHT, UP = 0, 1, 2, 3
 

@@ -7,9 +7,15 @@ from click.testing import CliRunner
 
 import mctslab
 from mctslab.agents import make_agent
-from mctslab.cli import main
-from mctslab.cli_2048 import ROLLOUT_AGENT, agent_with_time, default_agent, play_one, summarise
-from mctslab.single_player import GAME_FIELDS
+from mctslab.harness.single_player import GAME_FIELDS
+from mctslab.interfaces.cli.g2048 import (
+    ROLLOUT_AGENT,
+    agent_with_time,
+    default_agent,
+    play_one,
+    summarise,
+)
+from mctslab.interfaces.cli.main import main
 
 
 def test_play_shows_board_and_score():

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 import mctslab
 from mctslab.agents import make_agent
-from mctslab.cli import main
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games import g2048_kernels as k
 from mctslab.games import g2048_ntuple as nt
-from mctslab.rng import as_state, seed_state
+from mctslab.interfaces.cli.main import main
+from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search.mdp import Mdp, MdpConfig
 
 BOARD = "2 4 8 16 / . 2 . 4 / . . 2 . / 4 . . 2"  # no symmetry maps it to itself

@@ -11,10 +11,10 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from mctslab.arena import replay, run_match
-from mctslab.cli import main
-from mctslab.stats import Sprt
-from mctslab.store import ResultsStore
+from mctslab.harness.arena import replay, run_match
+from mctslab.harness.stats import Sprt
+from mctslab.harness.store import ResultsStore
+from mctslab.interfaces.cli.main import main
 
 GAME = "nogo(size=5)"
 A, B = "mcts(sims=150)", "flat(sims=150)"
@@ -78,7 +78,7 @@ def test_resume_after_sigkill_no_duplicates_same_results(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "mctslab.cli",
+        "mctslab.interfaces.cli.main",
         "match",
         GAME,
         A,

@@ -4,8 +4,8 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
-from mctslab.arena import play_game
 from mctslab.errors import SpecError
+from mctslab.harness.arena import play_game
 
 
 @pytest.mark.parametrize("n", range(1, 30))

@@ -3,8 +3,8 @@ same games as the local backend, on a local Ray instance started here."""
 
 import pytest
 
-from mctslab import experiments as ex
-from mctslab.store import ResultsStore
+from mctslab.harness import experiments as ex
+from mctslab.harness.store import ResultsStore
 from test_experiment import TINY
 
 

@@ -8,8 +8,8 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
-from mctslab.cli_2048 import coin_nim_q
 from mctslab.errors import SpecError
+from mctslab.interfaces.cli.g2048 import coin_nim_q
 from mctslab.search import ROOT
 from test_nim import coin_nim_values
 
@@ -97,7 +97,7 @@ def test_bench_coin_nim_dp_matches_the_test_oracle_and_reports_the_share():
 
     from click.testing import CliRunner
 
-    from mctslab.cli import main
+    from mctslab.interfaces.cli.main import main
 
     v = coin_nim_values(30, 3)
     q = coin_nim_q(30, 3)

@@ -20,8 +20,8 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
-from mctslab.cli_2048 import coin_nim_q
 from mctslab.errors import SpecError
+from mctslab.interfaces.cli.g2048 import coin_nim_q
 from mctslab.search import PROVEN_EXACT, ROOT, Uct, UctConfig
 from search_tree_game import TreeGame
 from test_nim import coin_nim_values
@@ -177,7 +177,7 @@ def test_bench_coin_nim_at_100_ms_a_move_is_dp_optimal_everywhere():
 
     from click.testing import CliRunner
 
-    from mctslab.cli import main
+    from mctslab.interfaces.cli.main import main
 
     args = ["bench", "coin-nim", "--agent", "mcts(exact=1000)", "--time-per-move", "0.1"]
     out = CliRunner().invoke(main, [*args, "--runs", "2", "--json"])

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from mctslab.cli import main
+from mctslab.interfaces.cli.main import main
 
 
 @pytest.fixture

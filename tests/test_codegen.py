@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import mctslab
-from mctslab import _cache, codegen
 from mctslab.games import generic_template
+from mctslab.kernels import cache, codegen
 
 
 def test_specialize_is_memoised_and_writes_a_generated_module():
@@ -16,22 +16,22 @@ def test_specialize_is_memoised_and_writes_a_generated_module():
     b = codegen.specialize(generic_template, game.kernels)
     assert a is b
     path = Path(a.__file__)
-    assert path.parent == _cache.compiled_dir() / "generated"
+    assert path.parent == cache.compiled_dir() / "generated"
     assert f"import {game.kernels.__name__} as game" in path.read_text()
 
 
 def test_numba_cache_dir_is_keyed_by_the_kernel_sources():
-    assert os.environ["NUMBA_CACHE_DIR"].startswith(str(_cache.compiled_dir()))
-    assert len(_cache.kernel_source_hash()) == 16
+    assert os.environ["NUMBA_CACHE_DIR"].startswith(str(cache.compiled_dir()))
+    assert len(cache.kernel_source_hash()) == 16
 
 
 _CHILD = """
 import time, numpy as np
 t = time.perf_counter()
 import mctslab
-from mctslab import codegen
+from mctslab.kernels import codegen
 from mctslab.games import generic_template
-from mctslab.rng import seed_state
+from mctslab.kernels.rng import seed_state
 g = mctslab.load_game("nim(n=20)")
 k = codegen.specialize(generic_template, g.kernels)
 moves = np.zeros(64, np.int32); out = np.zeros(2); tot = np.zeros(2)

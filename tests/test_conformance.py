@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import mctslab
-from mctslab import codegen
 from mctslab.errors import IllegalMoveError
 from mctslab.games import generic_template
-from mctslab.rng import seed_state
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import seed_state
 
 
 def _specs():

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import mctslab
-from mctslab import codegen
 from mctslab.agents import make_agent
 from mctslab.games import generic_template
-from mctslab.rng import seed_state
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import seed_state
 from test_conformance import random_game
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "connect_four"

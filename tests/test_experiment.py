@@ -4,11 +4,11 @@ experiment runs, resumes and renders a report with the source's numbers side by 
 import pytest
 from click.testing import CliRunner
 
-from mctslab import experiments as ex
-from mctslab.cli import main
-from mctslab.experiments.runner import source_value
-from mctslab.experiments.spec import evaluate, fill
-from mctslab.store import ResultsStore
+from mctslab.harness import experiments as ex
+from mctslab.harness.experiments.runner import source_value
+from mctslab.harness.experiments.spec import evaluate, fill
+from mctslab.harness.store import ResultsStore
+from mctslab.interfaces.cli.main import main
 
 TINY = """
 title = "tiny"

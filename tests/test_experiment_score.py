@@ -8,14 +8,14 @@ import pytest
 from click.testing import CliRunner
 
 import mctslab
-from mctslab import arena
-from mctslab import experiments as ex
-from mctslab.cli import main
 from mctslab.errors import MctslabError
-from mctslab.experiments.spec import TABLE_KEYS
-from mctslab.single_player import play_one, run_score
-from mctslab.stats import wilson_interval
-from mctslab.store import ResultsStore
+from mctslab.harness import arena
+from mctslab.harness import experiments as ex
+from mctslab.harness.experiments.spec import TABLE_KEYS
+from mctslab.harness.single_player import play_one, run_score
+from mctslab.harness.stats import wilson_interval
+from mctslab.harness.store import ResultsStore
+from mctslab.interfaces.cli.main import main
 
 TINY = """
 title = "tiny 2048"
@@ -164,7 +164,7 @@ def test_tiny_score_experiment_runs_reports_and_resumes(tmp_path, monkeypatch):
 
 
 def test_report_shares_and_intervals(tmp_path):
-    from mctslab.experiments.runner import TableResult, score_row
+    from mctslab.harness.experiments.runner import TableResult, score_row
 
     exp = ex.load(str(write(tmp_path, TINY)), "quick")
     with ResultsStore() as store:
@@ -193,7 +193,7 @@ def test_results_show_and_exports_read_a_score_database(tmp_path):
     assert csv.exit_code == 0 and len(csv.output.strip().splitlines()) == 3, csv.output
     pgn = runner.invoke(main, ["results", "export", str(db), "--format", "pgn"])
     assert pgn.exit_code == 0 and "[Result" not in pgn.output
-    from mctslab.web.results import ReadOnlyStore, run_rows
+    from mctslab.interfaces.web.results import ReadOnlyStore, run_rows
 
     (row,) = run_rows(ReadOnlyStore(db))
     assert row["rate_a"] is None and row["mean_score"] > 0 and row["played"] == 2

@@ -2,8 +2,8 @@
 
 from click.testing import CliRunner
 
-from mctslab.cli import main
-from mctslab.sgf import read_sgf_file
+from mctslab.harness.sgf import read_sgf_file
+from mctslab.interfaces.cli.main import main
 
 
 def test_sgf_export_writes_board_games_and_skips_others(tmp_path):

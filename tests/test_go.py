@@ -9,7 +9,7 @@ import pytest
 import mctslab
 from mctslab.errors import IllegalMoveError, SpecError
 from mctslab.games import go_kernels
-from mctslab.rng import seed_state
+from mctslab.kernels.rng import seed_state
 
 
 def go(size=5, komi=0.5):

@@ -9,7 +9,7 @@ from mctslab.agents import make_agent
 from mctslab.errors import SpecError
 from mctslab.games import go_kernels, go_patterns
 from mctslab.games.go_playouts import go_style_playout, nogo_go_style_playout
-from mctslab.rng import seed_state
+from mctslab.kernels.rng import seed_state
 
 
 def _buffers(game):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mctslab.gtp import CLOSE_RATIO, Clock, Engine, GtpError, parse_command, preprocess
+from mctslab.interfaces.gtp import CLOSE_RATIO, Clock, Engine, GtpError, parse_command, preprocess
 from mctslab.search import SearchResult
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mctslab.gtp import Engine
+from mctslab.interfaces.gtp import Engine
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
 pytestmark = pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (make test does)")

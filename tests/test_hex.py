@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mctslab
-from mctslab import codegen
 from mctslab.errors import IllegalMoveError
 from mctslab.games import generic_template, hex_kernels
 from mctslab.games.contract import TERMINAL_PLAYER
-from mctslab.rng import seed_state
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import seed_state
 
 # The six neighbours of (r, c), from the rules: (r, c±1), (r±1, c), (r-1, c+1), (r+1, c-1).
 STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0), (-1, 1), (1, -1))

@@ -3,7 +3,7 @@ with i; bad sizes."""
 
 import io
 
-from mctslab.gtp import Engine
+from mctslab.interfaces.gtp import Engine
 
 SCRIPT = """boardsize 9 9
 play b i1

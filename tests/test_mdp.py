@@ -16,7 +16,7 @@ from numba import njit
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.errors import SpecError
-from mctslab.rng import below
+from mctslab.kernels.rng import below
 from mctslab.search.mdp import Mdp, MdpConfig
 
 # -- the tiny MDP's kernels: state [steps done, score, coin pending] ----------------------------

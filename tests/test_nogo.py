@@ -14,10 +14,11 @@ import pytest
 from numba import njit
 
 import mctslab
-from mctslab import codegen, solve_template
 from mctslab.errors import IllegalMoveError, SpecError
 from mctslab.games import TERMINAL_PLAYER, coords, generic_template, nogo_kernels
-from mctslab.rng import as_state, below, seed_state
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import as_state, below, seed_state
+from mctslab.search import solve_template
 
 
 def nogo(size: int):

@@ -9,9 +9,10 @@ import pytest
 import mctslab
 from mctslab.errors import SpecError
 from mctslab.games import hex_policies, nogo_policies
-from mctslab.playouts import common
-from mctslab.rng import seed_state
-from mctslab.search import Uct, UctConfig, template
+from mctslab.kernels.rng import seed_state
+from mctslab.search import Uct, UctConfig
+from mctslab.search import uct_template as template
+from mctslab.search.playouts import common
 
 
 def nf(game, text, player, two_sided=False):

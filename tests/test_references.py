@@ -12,10 +12,10 @@ import sys
 import pytest
 
 import mctslab
-from mctslab import bench, references
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games import registered_games
-from mctslab.references import native
+from mctslab.harness import bench, references
+from mctslab.harness.references import native
 
 Z = 4.5
 

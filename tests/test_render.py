@@ -1,4 +1,4 @@
-"""SVG rendering of states and search overlays (mctslab.render)."""
+"""SVG rendering of states and search overlays (mctslab.interfaces.render)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import mctslab
-from mctslab import render
 from mctslab.agents import make_agent
+from mctslab.interfaces import render
 from mctslab.search import SearchResult
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mctslab import rng
+from mctslab.kernels import rng
 
 
 def test_seed_state_is_nonzero_and_distinct():

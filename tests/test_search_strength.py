@@ -4,8 +4,8 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
-from mctslab.arena import play_game
-from mctslab.stats import wilson_interval
+from mctslab.harness.arena import play_game
+from mctslab.harness.stats import wilson_interval
 
 
 @pytest.mark.slow

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 import mctslab
-from mctslab.cli import main
-from mctslab.sgf import SgfError, read_sgf, read_sgf_file, write_sgf
+from mctslab.harness.sgf import SgfError, read_sgf, read_sgf_file, write_sgf
+from mctslab.interfaces.cli.main import main
 
 
 def random_moves(game, seed, limit=None):

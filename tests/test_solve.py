@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 import mctslab
-from mctslab import codegen, solve_template
 from mctslab.games import nim_kernels, nogo_kernels
+from mctslab.kernels import codegen
+from mctslab.search import solve_template
 
 
 @pytest.fixture(scope="module")

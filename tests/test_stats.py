@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from mctslab import stats
+from mctslab.harness import stats
 
 
 def test_wilson_interval_known_value():

@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from mctslab.store import SCHEMA_VERSION, ResultsStore, StoreError
+from mctslab.harness.store import SCHEMA_VERSION, ResultsStore, StoreError
 
 
 def _row(i, score=1.0):

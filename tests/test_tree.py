@@ -1,4 +1,4 @@
-"""Search-tree pictures (mctslab.treeviz) and ``mctslab tree``."""
+"""Search-tree pictures (mctslab.interfaces.treeviz) and ``mctslab tree``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 import mctslab
-from mctslab import treeviz
 from mctslab.agents import make_agent
-from mctslab.cli import main
 from mctslab.errors import MctslabError, SpecError
+from mctslab.interfaces import treeviz
+from mctslab.interfaces.cli.main import main
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' not installed")
 

@@ -10,9 +10,9 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
-from mctslab.render import state_svg
-from mctslab.web import app as web_app
-from mctslab.web import create_app
+from mctslab.interfaces.render import state_svg
+from mctslab.interfaces.web import app as web_app
+from mctslab.interfaces.web import create_app
 
 #: generous: only reached if an agent never finishes (a bug), never on the normal path
 DEADLINE = 60.0
@@ -269,7 +269,7 @@ def results_dir(tmp_path_factory):
     command, a report with a plot, a corrupt database, a foreign file and one outside the folder."""
     from click.testing import CliRunner
 
-    from mctslab.cli import main
+    from mctslab.interfaces.cli.main import main
 
     root = tmp_path_factory.mktemp("results")
     folder = root / "results"
@@ -314,8 +314,8 @@ def test_results_listing_of_a_missing_folder(tmp_path):
 
 
 def test_results_runs_with_wilson_interval(rclient, results_dir):
-    from mctslab.stats import wilson_interval
-    from mctslab.store import ResultsStore
+    from mctslab.harness.stats import wilson_interval
+    from mctslab.harness.store import ResultsStore
 
     before = _digest(results_dir / "m.sqlite")
     r = rclient.get("/api/results/m.sqlite/runs")
@@ -333,8 +333,8 @@ def test_results_runs_with_wilson_interval(rclient, results_dir):
 
 
 def test_results_games_and_replay(rclient, results_dir):
-    from mctslab.arena import replay
-    from mctslab.store import ResultsStore
+    from mctslab.harness.arena import replay
+    from mctslab.harness.store import ResultsStore
 
     games = rclient.get("/api/results/m.sqlite/runs/1/games").json()["games"]
     assert [g["index"] for g in games] == [0, 1, 2, 3]

@@ -35,7 +35,7 @@ def results_folder(tmp_path_factory):
     """A results folder with a real 2-game NoGo 5x5 match stored by the ``match`` command."""
     from click.testing import CliRunner
 
-    from mctslab.cli import main
+    from mctslab.interfaces.cli.main import main
 
     folder = tmp_path_factory.mktemp("results")
     args = ["match", "nogo(size=5)", "random", "random", "--games", "2", "--workers", "1"]
@@ -49,7 +49,7 @@ def results_folder(tmp_path_factory):
 def server(results_folder):
     import uvicorn
 
-    from mctslab.web import create_app
+    from mctslab.interfaces.web import create_app
 
     config = uvicorn.Config(
         create_app(results_folder),

@@ -13,7 +13,7 @@ import numpy as np
 
 import mctslab
 from mctslab.agents import make_agent
-from mctslab.arena import play_game
+from mctslab.harness.arena import play_game
 
 AGENT = "mdp(d=1,rollout_depth=0,rollout=greedy,{})"
 AGENTS = ["c=1000,sims=2000", "c=1000,sims=4000", "c=1000,sims=8000", "c=1e9,sims=4000"]

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games.common_kernels import apply_chance, chance_outcomes  # noqa: F401 (no chance)
-from mctslab.rng import below
+from mctslab.kernels.rng import below
 
 STATE_DTYPE = np.int8
 S_TO_MOVE, S_WINNER, S_MOVES, S_HEIGHT = 0, 1, 2, 3

@@ -7,9 +7,9 @@
 [0, 1, 2]
 """
 
-from mctslab import _cache
+from mctslab.kernels import cache
 
-_cache.configure()  # before anything imports numba
+cache.configure()  # before anything imports numba
 
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError  # noqa: E402
 from mctslab.games import (  # noqa: E402

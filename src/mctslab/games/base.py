@@ -190,7 +190,9 @@ class State:
         return f"<State of {self.game.spec.spec_string} after {len(self.history)} moves>"
 
     def _repr_svg_(self) -> str:
-        """The board as SVG, for Jupyter (:mod:`mctslab.render`)."""
-        from mctslab.render import state_svg  # the harness layer; imported only when drawn
+        """The board as SVG, for Jupyter (:mod:`mctslab.interfaces.render`)."""
+        from mctslab.interfaces.render import (
+            state_svg,  # the harness layer; imported only when drawn
+        )
 
         return state_svg(self)

@@ -3,7 +3,8 @@
 A game is two files (the pgx layout):
 
 * ``<game>_kernels.py`` — compiled functions over a flat small-integer state array, with these
-  exact names, so that a search can be specialised for any game (see :mod:`mctslab.codegen`)::
+  exact names, so that a search can be specialised for any game (see
+  :mod:`mctslab.kernels.codegen`)::
 
       STATE_DTYPE                              numpy integer type of the state array
       init_state(consts, state)                write the initial position into ``state``

@@ -28,7 +28,7 @@ plain rule that also builds the tables, so the rules stay exact for every tile u
 import numpy as np
 from numba import njit
 
-from mctslab.rng import below, uniform
+from mctslab.kernels.rng import below, uniform
 
 STATE_DTYPE = np.int32
 STATE_SIZE = 19

@@ -34,10 +34,10 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from mctslab import _cache
 from mctslab.errors import MctslabError
 from mctslab.games.g2048_kernels import board_spawn, feature_index, network_afterstate_value
 from mctslab.games.g2048_kernels import network_best_move as best_move
+from mctslab.kernels import cache
 
 #: the four 6-cell patterns (cells row-major, 0 top-left)
 PATTERNS = ((0, 1, 2, 3, 4, 5), (4, 5, 6, 7, 8, 9), (0, 1, 2, 4, 5, 6), (4, 5, 6, 8, 9, 10))
@@ -133,7 +133,7 @@ def train(consts, w, fs, n_games, alpha, rng, scores, max_tiles):
 
 def default_path() -> Path:
     """Where ``mctslab train 2048`` writes the network and agents look for it by default."""
-    return _cache.base_dir() / "networks" / NETWORK_FILE
+    return cache.base_dir() / "networks" / NETWORK_FILE
 
 
 def _train_hint(path: Path) -> str:
@@ -214,7 +214,7 @@ def train_network(
     each chunk ``report`` gets its summary (games so far, mean score, share reaching 2048 and
     4096). Returns the training record (also written beside the weights)."""
     from mctslab.games.g2048 import _consts
-    from mctslab.rng import as_state, seed_state
+    from mctslab.kernels.rng import as_state, seed_state
 
     p = Path(path)
     resume = resume and p.exists()

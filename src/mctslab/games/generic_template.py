@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
-from mctslab.rng import below, weighted
+from mctslab.kernels.rng import below, weighted
 
 
 @njit(cache=True)

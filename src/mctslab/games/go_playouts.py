@@ -24,7 +24,8 @@ is a legal game that ends, like the random one, in a position area scoring count
 
 Wiring. Both functions have ``random_playout``'s signature (the NoGo one takes ``last`` too).
 ``mcts(playout=go)`` selects the Go one through the playout-policy mechanism
-(:mod:`mctslab.playouts`, :mod:`mctslab.games.go_policies`); for NoGo, ``nogo_policies`` is to
+(:mod:`mctslab.search.playouts`, :mod:`mctslab.games.go_policies`); for NoGo, ``nogo_policies`` is
+to
 call :func:`nogo_go_style_playout` for ``playout=go`` (not wired yet). The pattern table is
 built when this module is first imported (~0.1 s), so plain Go and NoGo never pay for it.
 """
@@ -55,7 +56,7 @@ from mctslab.games.go_kernels import (
     returns,
 )
 from mctslab.games.go_patterns import TABLE
-from mctslab.rng import below
+from mctslab.kernels.rng import below
 
 #: candidates of one priority class at most: 9 capture + 4 escape points
 _MAX_CANDIDATES = 16

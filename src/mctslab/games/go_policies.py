@@ -1,16 +1,24 @@
-"""Go playout policies (:mod:`mctslab.playouts`): ``go``, the MoGo-style playout of
+"""Go playout policies (:mod:`mctslab.search.playouts`): ``go``, the MoGo-style playout of
 :mod:`mctslab.games.go_playouts`; ``uniform`` with modifiers (decisive, anti-decisive, LGRF,
-PoolRAVE) is the generic contract version (:mod:`mctslab.playouts.generic`), whose uniform moves
+PoolRAVE) is the generic contract version (:mod:`mctslab.search.playouts.policy_template`), whose
+uniform moves
 include passes and eye fills. The ``go`` base takes no modifier: combined with one it stops the
 search with an error rather than silently ignoring it."""
 
 from numba import njit
 
-from mctslab import codegen
 from mctslab.games import go_kernels
 from mctslab.games.go_playouts import go_style_playout
-from mctslab.playouts import generic
-from mctslab.playouts.common import BASE_GO, PL_ANTI, PL_BASE, PL_DECISIVE, PL_LGRF, PL_POOL_K
+from mctslab.kernels import codegen
+from mctslab.search.playouts import policy_template as generic
+from mctslab.search.playouts.common import (
+    BASE_GO,
+    PL_ANTI,
+    PL_BASE,
+    PL_DECISIVE,
+    PL_LGRF,
+    PL_POOL_K,
+)
 
 _generic = codegen.specialize(generic, go_kernels)
 BASES = frozenset({"uniform", "go"})

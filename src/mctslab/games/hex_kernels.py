@@ -50,7 +50,7 @@ from mctslab.games.common_kernels import (  # noqa: F401  (contract kernels)
     chance_outcomes,
     two_player_win_returns,
 )
-from mctslab.rng import below
+from mctslab.kernels.rng import below
 
 STATE_DTYPE = np.int16
 S_TO_MOVE, S_COUNT, S_WINNER, S_LAST = 0, 1, 2, 3

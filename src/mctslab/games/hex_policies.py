@@ -23,7 +23,6 @@ With the swap rule, openings (fewer than two moves played) go to the generic con
 import numpy as np
 from numba import njit
 
-from mctslab import codegen
 from mctslab.games import hex_kernels
 from mctslab.games.hex_kernels import (
     C_EDGE,
@@ -45,9 +44,10 @@ from mctslab.games.hex_kernels import (
     random_playout,
     returns,
 )
-from mctslab.playouts import generic
-from mctslab.playouts.common import PL_ANTI, PL_DECISIVE, PL_LENGTH, lgr_reply, pool_move
-from mctslab.rng import below
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import below
+from mctslab.search.playouts import policy_template as generic
+from mctslab.search.playouts.common import PL_ANTI, PL_DECISIVE, PL_LENGTH, lgr_reply, pool_move
 
 _generic = codegen.specialize(generic, hex_kernels)
 BASES = frozenset({"uniform"})
@@ -148,7 +148,7 @@ def _fill_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
 @njit(cache=True)
 def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
     """Play to the win with the configured policy (see the module doc); ``random_playout``'s
-    contract plus ``last`` and the policy arrays (:mod:`mctslab.playouts.common`)."""
+    contract plus ``last`` and the policy arrays (:mod:`mctslab.search.playouts.common`)."""
     if consts[C_SWAP] != 0 and state[S_COUNT] <= 1:
         return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
     if state[S_WINNER] >= 0:

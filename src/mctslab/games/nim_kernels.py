@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games.common_kernels import two_player_win_returns
-from mctslab.rng import below
+from mctslab.kernels.rng import below
 
 STATE_DTYPE = np.int16
 STATE_SIZE = 5

@@ -4,15 +4,15 @@
 counters, which leaves a multiple of ``K+1`` (the losing positions for the player to move), and a
 uniformly random legal number when ``n`` already is a multiple (no winning move exists). With
 the coin, chance follows its probabilities. ``uniform`` with modifiers (decisive, anti-decisive,
-LGRF, PoolRAVE) is the generic contract version (:mod:`mctslab.playouts.generic`).
+LGRF, PoolRAVE) is the generic contract version (:mod:`mctslab.search.playouts.policy_template`).
 """
 
 from numba import njit
 
-from mctslab import codegen
 from mctslab.games import nim_kernels
-from mctslab.playouts import generic
-from mctslab.playouts.common import BASE_STRATEGIC, PL_BASE
+from mctslab.kernels import codegen
+from mctslab.search.playouts import policy_template as generic
+from mctslab.search.playouts.common import BASE_STRATEGIC, PL_BASE
 
 _generic = codegen.specialize(generic, nim_kernels)
 BASES = frozenset({"uniform", "strategic"})

@@ -50,7 +50,7 @@ from mctslab.games.common_kernels import (  # noqa: F401  (contract kernels)
     two_player_win_returns,
 )
 from mctslab.games.go_groups import add_stone
-from mctslab.rng import below
+from mctslab.kernels.rng import below
 
 STATE_DTYPE = np.int32
 #: index arrays with unsigned integers: no negative-index wraparound test (ARCHITECTURE.md)

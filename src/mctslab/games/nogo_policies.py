@@ -53,7 +53,8 @@ from mctslab.games.nogo_kernels import (
     _place,
     returns,
 )
-from mctslab.playouts.common import (
+from mctslab.kernels.rng import below
+from mctslab.search.playouts.common import (
     BASE_GO,
     BASE_NAIVE,
     BASE_NF,
@@ -65,7 +66,6 @@ from mctslab.playouts.common import (
     lgr_reply,
     pool_move,
 )
-from mctslab.rng import below
 
 BASES = frozenset({"uniform", "naive", "nf", "nf2", "go"})
 
@@ -341,7 +341,7 @@ def decisive_point(consts, state, c):
 @njit(cache=True)
 def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
     """Play to the end with the configured policy (see the module doc); ``random_playout``'s
-    contract plus ``last`` and the policy arrays (:mod:`mctslab.playouts.common`)."""
+    contract plus ``last`` and the policy arrays (:mod:`mctslab.search.playouts.common`)."""
     if pol[PL_BASE] == BASE_GO:
         if pol[PL_DECISIVE] or pol[PL_LGRF] or pol[PL_POOL_K]:
             raise ValueError("playout=go takes no decisive, lgrf or pool modifier")

@@ -8,11 +8,12 @@ import time
 
 import numpy as np
 
-from mctslab import codegen, playouts
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
-from mctslab.rng import as_state, seed_state
-from mctslab.search import template
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import as_state, seed_state
+from mctslab.search import playouts
+from mctslab.search import uct_template as template
 from mctslab.search.result import SearchResult, first_decision_state, run_budget
 
 

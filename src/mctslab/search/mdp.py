@@ -10,14 +10,14 @@ from typing import Literal
 
 import numpy as np
 
-from mctslab import codegen
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.base import Game, State
-from mctslab.rng import as_state, seed_state
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import mdp_template as tpl
 from mctslab.search.result import SearchResult, depth_summary, first_decision_state, run_budget
+from mctslab.search.solve_template import zobrist_table
 from mctslab.search.transpositions import SEED
-from mctslab.solve_template import zobrist_table
 
 LEAVES = {
     "rollout": tpl.LEAF_ROLLOUT,

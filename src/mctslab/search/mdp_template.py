@@ -1,6 +1,6 @@
 """MDP Monte Carlo tree search (Kochenderfer, Wheeler, Wray, *Algorithms for Decision Making*,
 2022, section 9.6, Algorithms 9.6 and 9.7; seeds/004), compiled and specialised per game by
-:func:`mctslab.codegen.specialize` (the marked import below is rewritten for each game).
+:func:`mctslab.kernels.codegen.specialize` (the marked import below is rewritten for each game).
 
 The book's algorithm, for a single-player MDP with generative model ``TR(s, a) -> (s', r)``::
 
@@ -62,7 +62,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import g2048_kernels as game  # mctslab:game-kernels
-from mctslab.rng import below, next_u64, weighted
+from mctslab.kernels.rng import below, next_u64, weighted
 from mctslab.search.transpositions import state_hash
 
 LEAF_ROLLOUT = 0

@@ -6,7 +6,7 @@ without this table the solver has to prove it twice (in Nim the proof tree then 
 win, 0 a proven loss, anything between a draw or an expectation over chance events; player 1's is
 ``1 - v`` in the two-player constant-sum games the solver works in), a fact about the position
 wherever it recurs and whoever is to move (chance positions included);
-:func:`mctslab.search.template.uct` inserts every position it solves and looks up every unsolved
+:func:`mctslab.search.uct_template.uct` inserts every position it solves and looks up every unsolved
 position its descent reaches.
 
 **Key.** A 64-bit multilinear hash of the whole state array (Lemire and Kaser 2018, "Strongly
@@ -35,8 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mctslab.rng import seed_state
-from mctslab.solve_template import zobrist_table
+from mctslab.kernels.rng import seed_state
+from mctslab.search.solve_template import zobrist_table
 
 #: Slots examined by a lookup or an insertion.
 PROBES = 8

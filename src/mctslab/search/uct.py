@@ -9,13 +9,14 @@ from typing import Literal
 
 import numpy as np
 
-from mctslab import codegen, playouts
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.base import Game, State
 from mctslab.games.contract import CHANCE_PLAYER, TERMINAL_PLAYER
-from mctslab.playouts import common as pc
-from mctslab.rng import as_state, seed_state
-from mctslab.search import template
+from mctslab.kernels import codegen
+from mctslab.kernels.rng import as_state, seed_state
+from mctslab.search import playouts
+from mctslab.search import uct_template as template
+from mctslab.search.playouts import common as pc
 from mctslab.search.result import SearchResult, depth_summary, first_decision_state, run_budget
 from mctslab.search.transpositions import ProvenTable
 from mctslab.search.tree import MAX_ACTIONS, PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
@@ -46,7 +47,7 @@ RAVE_SCHEDULES = {
 
 @dataclass(frozen=True)
 class UctConfig:
-    """One UCT-family search. See :func:`mctslab.search.template.uct` for every formula.
+    """One UCT-family search. See :func:`mctslab.search.uct_template.uct` for every formula.
 
     ``final`` picks the move played once the search ends, among the root's children (a child
     proven lost is never picked while another is not; a proven win is always picked; once every
@@ -82,7 +83,7 @@ class UctConfig:
     rave: RaveSchedule = "off"
     rave_k: float = 300.0
     rave_b: float = 0.1
-    #: base playout policy (a key of :data:`mctslab.playouts.common.BASE_NAMES`)
+    #: base playout policy (a key of :data:`mctslab.search.playouts.common.BASE_NAMES`)
     playout: str = "uniform"
     decisive: bool = False
     antidecisive: bool = False
@@ -186,7 +187,7 @@ class Uct:
         self._warm_up()
 
     def _init_policy(self, spec) -> None:
-        """The playout-policy arrays (:mod:`mctslab.playouts.common`), each allocated only as
+        """The playout-policy arrays (:mod:`mctslab.search.playouts.common`), each allocated only as
         large as the strategies that are on need."""
         config = self.config
         players, actions = spec.num_players, spec.num_distinct_actions

@@ -1,0 +1,1 @@
+"""The harness: matches, the results store, statistics, benchmarks, experiments, exports."""

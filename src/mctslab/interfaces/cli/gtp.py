@@ -1,0 +1,72 @@
+"""Commands of the protocols: ``gtp`` (a GTP/HTP engine on stdin/stdout) and ``replay`` (an SGF
+file move by move). Registered in :mod:`mctslab.interfaces.cli.main`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mctslab.errors import MctslabError
+from mctslab.harness.sgf import read_sgf_file
+from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
+
+
+@click.command()
+@click.option("--game", type=click.Choice(GAMES), default="go", show_default=True)
+@click.option("--agent", default=DEFAULT_AGENT, show_default=True, help="agent spec string")
+@click.option("--size", type=int, default=None, help="initial board size (9; hex 11)")
+@click.option("--komi", type=float, default=None, help="initial komi (Go; 7.5)")
+@click.option(
+    "--resign",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_RESIGN,
+    show_default=True,
+    help="resign below this win value of the chosen move (0: never)",
+)
+@click.option("--seed", type=int, default=None, help="random seed of the agent")
+def gtp(game, agent, size, komi, resign, seed):
+    """Speak GTP v2 (go, nogo) or HTP (hex) on stdin/stdout, for GUIs and referees.
+
+    Commands: the GTP required set plus undo, showboard, final_score, time_settings, time_left,
+    kgs-genmove_cleanup and gogui-analyze_commands (visits, win rates, principal variation).
+    `list_commands` lists them. Errors are GTP replies (`? message`); the engine never stops on
+    bad input.
+    """
+    try:
+        engine = Engine(game, agent, size=size, komi=komi, resign=resign, seed=seed)
+    except MctslabError as exc:
+        raise click.UsageError(str(exc)) from None
+    engine.serve(sys.stdin, sys.stdout)
+
+
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--boards/--no-boards", default=False, help="print the board after every move")
+def replay(path, boards):
+    """Replay an SGF file (Go, NoGo, Hex): every move is checked; prints the moves, the final
+    board and the result by the rules next to the file's RE."""
+    try:
+        sgf = read_sgf_file(path)
+    except MctslabError as exc:
+        raise click.ClickException(str(exc)) from None
+    game = sgf.game
+    state = game.new_initial_state()
+    click.echo(f"{game.spec.spec_string}: {len(sgf.moves)} moves")
+    for i, (player, action) in enumerate(sgf.moves, 1):
+        text = state.action_to_string(action, player)
+        if state.current_player() != player:
+            raise click.ClickException(f"move {i} out of turn")
+        state.apply_action(action)
+        click.echo(f"{i:4d}. {'BW'[player]} {text}")
+        if boards:
+            click.echo(str(state))
+    click.echo(str(state))
+    if state.is_terminal():
+        r = state.returns()
+        verdict = "draw" if r[0] == r[1] else f"{'Black' if r[0] > r[1] else 'White'} wins"
+        click.echo(f"result by the rules: {verdict}")
+    else:
+        click.echo("result by the rules: the game did not finish")
+    if "RE" in sgf.properties:
+        click.echo(f"result in the file: {sgf.properties['RE']}")

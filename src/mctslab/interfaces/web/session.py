@@ -1,0 +1,387 @@
+"""One game in the web app: the position, who plays each side, and the agents' live searches.
+
+An agent's search runs in a worker thread, in chunks of about :data:`LIVE_CHUNK` seconds on one
+persistent tree (:func:`mctslab.interfaces.treeviz.uct_for`), so that after every chunk the page
+can be sent
+the visit counts, win rates, principal variation, speed and tree size so far, and so that a stop
+or an undo takes effect within a chunk. The compiled kernels hold the GIL, but a chunk's own budget
+loop returns to Python every few milliseconds, so the server stays responsive. Agents without a
+tree (``flat``, ``random``) search in one call and are shown when they finish.
+
+Every public method takes the session lock; user errors raise :class:`MctslabError` subclasses
+whose message names the problem (the app turns them into JSON errors).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+
+from mctslab.agents import Agent, make_agent
+from mctslab.errors import IllegalMoveError, MctslabError, SpecError
+from mctslab.games.base import State
+from mctslab.games.registry import load_game
+from mctslab.interfaces.render import Overlay, move_strings, off_board_actions, state_svg
+from mctslab.interfaces.treeviz import to_dot, tree_top, uct_for
+from mctslab.search import Uct
+
+#: seconds of search between two live updates
+LIVE_CHUNK = 0.1
+#: root moves listed in the live table
+TOP_MOVES = 12
+HUMAN = "human"
+
+
+class ConflictError(MctslabError):
+    """The request does not fit the session's current state (e.g. a move while the agent
+    thinks); HTTP 409."""
+
+
+@dataclass
+class Seat:
+    """Who plays one side: ``agent`` None for a human."""
+
+    spec: str
+    agent: Agent | None = None
+    uct: Uct | None = None
+
+
+class Session:
+    """A game between humans and/or agents (``players[i]`` is ``"human"`` or an agent spec)."""
+
+    def __init__(self, sid: str, game_spec: str, players: list[str], seed: int):
+        self.id = sid
+        self.game = load_game(game_spec)
+        n = self.game.num_players()
+        if len(players) != n:
+            raise SpecError(
+                f"{self.game.spec.spec_string} has {n} player(s): give {n} players "
+                f"('human' or an agent spec), got {len(players)}"
+            )
+        self.seats: list[Seat] = []
+        for i, p in enumerate(players):
+            if not isinstance(p, str) or not p.strip():
+                raise SpecError(f"player {i + 1}: expected 'human' or an agent spec like 'mcts'")
+            if p.strip().lower() == HUMAN:
+                self.seats.append(Seat(HUMAN))
+                continue
+            agent = make_agent(p, self.game, seed + i)
+            uct = uct_for(agent, seed + i) if hasattr(agent, "config") else None
+            self.seats.append(Seat(agent.spec_string, agent, uct))
+        self.rng = random.Random(seed)
+        self.lock = threading.RLock()
+        #: held while a search chunk runs, so that the tree can be read between chunks
+        self.tree_lock = threading.Lock()
+        self.version = 0
+        self.message = ""
+        self.paused = False
+        self.state = self.game.new_initial_state()
+        self.moves: list[str] = []
+        self._settle()
+        self.positions: list[State] = [self.state.clone()]
+        self.search: dict | None = None
+        self._overlay: Overlay | None = None
+        self._searched: State | None = None  # the position of the latest search
+        self._tree: Uct | None = None  # the tree of the latest search, if it has one
+        self._worker: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._cancel = threading.Event()
+        self.touched = time.monotonic()
+
+    # -- helpers (call with the lock held) ------------------------------------------------------
+    def _bump(self) -> None:
+        self.version += 1
+
+    def _settle(self) -> None:
+        """Play chance events with their probabilities until a player is to move."""
+        while self.state.is_chance_node():
+            outcomes = self.state.chance_outcomes()
+            (o,) = self.rng.choices([o for o, _ in outcomes], weights=[p for _, p in outcomes])
+            self.moves.append(f"({self.state.action_to_string(o)})")
+            self.state.apply_action(o)
+
+    def _apply(self, action: int) -> None:
+        self.moves.append(self.state.action_to_string(action))
+        self.state.apply_action(action)
+        self._settle()
+        self.positions.append(self.state.clone())
+        self._bump()
+
+    def _seat_to_move(self, state: State | None = None) -> Seat | None:
+        p = (state or self.state).current_player()
+        return self.seats[p] if p >= 0 else None
+
+    def _human_to_move(self, state: State) -> bool:
+        seat = self._seat_to_move(state)
+        return seat is not None and seat.agent is None
+
+    @property
+    def thinking(self) -> bool:
+        return self._worker is not None
+
+    # -- actions --------------------------------------------------------------------------------
+    def play(self, action: int | None = None, move: str | None = None) -> None:
+        """A human's move, by action number or move string."""
+        with self.lock:
+            self.touched = time.monotonic()
+            if self.thinking:
+                raise ConflictError("an agent is thinking: wait for its move or press Stop")
+            if self.state.is_terminal():
+                raise ConflictError("the game is over: start a new game or undo")
+            seat = self._seat_to_move()
+            if seat is None or seat.agent is not None:
+                raise ConflictError(
+                    f"it is the agent's turn ({seat.spec if seat else 'nobody'}), not a human's: "
+                    "press Play on to let it move"
+                )
+            if move is not None:
+                action = self.state.string_to_action(move)
+            n = self.game.num_distinct_actions()
+            if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < n:
+                raise IllegalMoveError(f"an action must be an integer 0..{n - 1}, got {action!r}")
+            legal = self.state.legal_actions()
+            if action not in legal:
+                raise IllegalMoveError(
+                    f"illegal move {self.state.action_to_string(action)}: "
+                    f"not one of the {len(legal)} legal moves here"
+                )
+            self.message = ""
+            self._apply(action)
+            self._start()
+
+    def begin(self) -> None:
+        """Start the agent's search if an agent is to move in the first position."""
+        with self.lock:
+            self._start()
+            self._bump()
+
+    def resume(self) -> None:
+        """Let the agents play on (after a pause, or to start a game between two agents)."""
+        with self.lock:
+            self.touched = time.monotonic()
+            if self.state.is_terminal():
+                raise ConflictError("the game is over: start a new game or undo")
+            seat = self._seat_to_move()
+            if seat is None or seat.agent is None:
+                raise ConflictError("it is a human's turn: click a move")
+            self.paused = False
+            self._start()
+            self._bump()
+
+    def stop(self) -> None:
+        """End the running search now; the agent plays the best move found so far. In a game
+        without humans the agents then pause (``resume`` plays on)."""
+        with self.lock:
+            if not self.thinking:
+                raise ConflictError("no search is running")
+            if all(s.agent is not None for s in self.seats):
+                self.paused = True
+            self._stop.set()
+            self._bump()
+
+    def undo(self) -> None:
+        """Take back moves: to the previous position where a human was to move, or (with no
+        human) one move, pausing the agents. A running search is abandoned."""
+        self._halt()
+        with self.lock:
+            self.touched = time.monotonic()
+            if len(self.positions) < 2:
+                raise ConflictError("nothing to undo")
+            if any(s.agent is None for s in self.seats):
+                i = len(self.positions) - 2
+                while i >= 0 and not self._human_to_move(self.positions[i]):
+                    i -= 1
+                if i < 0:
+                    raise ConflictError("nothing to undo: no earlier position with a human to move")
+            else:
+                i = len(self.positions) - 2
+                self.paused = True
+            keep = len(self.positions[i].history)
+            del self.positions[i + 1 :]
+            self.state = self.positions[i].clone()
+            self.moves = self.moves[:keep]  # one string per action or chance event
+            self.message = ""
+            self._bump()
+
+    def close(self) -> None:
+        """Abandon any search (the session is being dropped)."""
+        self._halt()
+
+    def _halt(self) -> None:
+        """Cancel the running search without playing its move, and wait for the worker."""
+        with self.lock:
+            worker = self._worker
+            self._cancel.set()
+        if worker is not None:
+            worker.join()
+        with self.lock:
+            self._cancel.clear()
+
+    # -- the worker -----------------------------------------------------------------------------
+    def _start(self) -> None:
+        seat = self._seat_to_move()
+        if self.thinking or self.paused or seat is None or seat.agent is None:
+            return
+        self._stop.clear()
+        self._worker = threading.Thread(target=self._run, name=f"search-{self.id}", daemon=True)
+        self._worker.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self.lock:
+                    seat = self._seat_to_move()
+                    if self._cancel.is_set() or self.paused or seat is None or seat.agent is None:
+                        return
+                    state = self.state.clone()
+                    self._stop.clear()
+                try:
+                    action = self._think(seat, state)
+                except MctslabError as exc:
+                    with self.lock:
+                        self.message = f"{seat.spec}: {exc}"
+                        self.paused = True
+                    return
+                with self.lock:
+                    if action is None or self._cancel.is_set():
+                        return
+                    self._apply(action)
+        except Exception as exc:  # never let a worker die silently
+            with self.lock:
+                self.message = f"internal error in the search: {type(exc).__name__}: {exc}"
+                self.paused = True
+        finally:
+            with self.lock:
+                self._worker = None
+                if self.search is not None:
+                    self.search["running"] = False
+                self._bump()
+
+    def _think(self, seat: Seat, state: State) -> int | None:
+        """Search ``state`` for ``seat``; publish after every chunk. None if cancelled."""
+        agent, uct = seat.agent, seat.uct
+        start = time.perf_counter()
+        if uct is None:
+            result = agent.search(state)
+            self._publish(seat, state, result, result.simulations, result.elapsed, None)
+            return None if self._cancel.is_set() else result.action
+        if not agent.config.reuse:
+            with self.tree_lock:
+                uct.reset()
+        sims, seconds = agent.sims, agent.time
+        done = 0
+        while True:
+            elapsed = time.perf_counter() - start
+            chunk = LIVE_CHUNK if seconds is None else max(1e-3, min(LIVE_CHUNK, seconds - elapsed))
+            # the tree, and which position it is of, change together under the tree lock
+            with self.tree_lock:
+                result = uct.search(state, None if sims is None else sims - done, chunk)
+                done += result.simulations
+                elapsed = time.perf_counter() - start
+                finished = (
+                    (sims is not None and done >= sims)
+                    or (seconds is not None and elapsed >= seconds)
+                    or result.proven != 0
+                    or result.simulations == 0
+                )
+                stopped = self._stop.is_set() or self._cancel.is_set()
+                running = not (finished or stopped)
+                self._publish(seat, state, result, done, elapsed, uct, running)
+            if self._cancel.is_set():
+                return None
+            if finished or stopped:
+                return result.action
+
+    def _publish(self, seat, state, result, sims, elapsed, uct, running=False) -> None:
+        ranked = sorted(
+            zip(result.actions, result.visits, result.values, strict=False), key=lambda t: -t[1]
+        )
+        info = {
+            "player": state.current_player(),
+            "agent": seat.spec,
+            "running": running,
+            "simulations": int(sims),
+            "elapsed": round(elapsed, 3),
+            "sims_per_second": round(sims / elapsed) if elapsed > 0 else 0,
+            "nodes": int(result.nodes),
+            "depth_max": int(result.depth_max),
+            "move": state.action_to_string(result.action),
+            "win_ratio": round(float(result.win_ratio), 4),
+            "proven": int(result.proven),
+            "solved_value": result.solved_value,
+            "pv": move_strings(state, result.pv),
+            "moves": [
+                {
+                    "action": int(a),
+                    "move": state.action_to_string(a),
+                    "visits": int(n),
+                    "value": round(float(q), 4),
+                }
+                for a, n, q in ranked[:TOP_MOVES]
+            ],
+            "has_tree": uct is not None,
+        }
+        with self.lock:
+            self.search = info
+            self._overlay = Overlay.from_result(result)
+            self._searched = state
+            self._tree = uct
+            self._bump()
+
+    # -- views ----------------------------------------------------------------------------------
+    def view(self) -> dict:
+        """Everything the page shows, as JSON-ready data."""
+        with self.lock:
+            state = self.state
+            overlay = None
+            searched = self._searched
+            if searched is not None and self._overlay is not None:
+                # the search of the position shown, or of the one before the last move
+                before = self.positions[-2].history if len(self.positions) > 1 else None
+                if searched.history in (state.history, before):
+                    overlay = self._overlay
+            seat = self._seat_to_move()
+            human = seat is not None and seat.agent is None
+            return {
+                "id": self.id,
+                "version": self.version,
+                "game": self.game.spec.spec_string,
+                "game_name": self.game.NAME,
+                "players": [s.spec for s in self.seats],
+                "to_move": state.current_player(),
+                "terminal": state.is_terminal(),
+                "returns": state.returns() if state.is_terminal() else None,
+                "status": str(state).splitlines()[-1],
+                "text": str(state),
+                "moves": list(self.moves),
+                "board_svg": state_svg(state, overlay),
+                "buttons": [
+                    {"action": a, "move": state.action_to_string(a)}
+                    for a in (off_board_actions(state) if human else [])
+                ],
+                "human_to_move": human,
+                "thinking": self.thinking,
+                "paused": self.paused,
+                "can_undo": len(self.positions) > 1,
+                "message": self.message,
+                "search": self.search,
+                "search_shown_on_board": overlay is not None,
+            }
+
+    def tree_dot(self, depth: int, width: int) -> str:
+        """DOT source of the top of the latest search tree."""
+        with self.tree_lock:
+            with self.lock:
+                uct, state, info = self._tree, self._searched, self.search
+            if uct is None or state is None or info is None:
+                raise ConflictError(
+                    "no search tree yet: an mcts agent draws its tree once it has searched"
+                )
+            top = tree_top(uct.tree, state, depth, width)
+        title = (
+            f"{self.game.spec.spec_string}\n{info['agent']}\n"
+            f"{info['simulations']:,} simulations, move {info['move']}"
+        )
+        return to_dot(top, title)
