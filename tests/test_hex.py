@@ -1,7 +1,7 @@
 """Hex: ASCII-board rule tests, an independent BFS referee, exact solutions of small boards, and
 the fast random fill checked against the contract's uniformly random game.
 
-The referee below (``replay`` + ``connected``) is plain Python written from SPEC.md, independent
+The referee below (``replay`` + ``connected``) is plain Python written from the rules, independent
 of the kernels' state layout and union-find: it rebuilds the board from the moves and searches it.
 """
 

@@ -1,4 +1,5 @@
-"""2048 (SPEC.md; the book's worked MCTS example, seeds/004): a single-player MDP with chance.
+"""2048 (Kochenderfer, Wheeler and Wray, *Algorithms for Decision Making*, the worked MCTS example
+of section 9.6): a single-player MDP with chance.
 
 Rules and the state layout are in :mod:`mctslab.games.g2048_kernels`. The spec name is ``2048``
 (module names cannot start with a digit, spec names can). The return is the score: the sum of the

@@ -1,4 +1,5 @@
-"""2048 kernels (SPEC.md; the book's appendix F.2 and its MCTS example, seeds/004).
+"""2048 kernels (Kochenderfer, Wheeler and Wray, *Algorithms for Decision Making*, appendix F.2 and
+the MCTS example of section 9.6).
 
 Rules: a 4x4 board of tiles 2, 4, 8, ...; a move (left, down, right, up) slides every tile as far
 as it goes that way and merges two equal tiles that meet into their sum, each tile at most once

@@ -1,8 +1,9 @@
-"""Go (SPEC.md): area scoring with komi, suicide illegal, positional superko, pass.
+"""Go (Tromp and Taylor, *The Logical Rules of Go*): area scoring with komi, suicide illegal,
+positional superko, pass.
 
 The exact rules, the board layout and the superko design are in :mod:`mctslab.games.go_kernels`.
 Sizes 5..19 are the game; 3 and 4 are allowed for fast tests. The default komi is 7.5 (9 on 7x7,
-SPEC.md); a komi that is a whole number allows draws (returns 0, 0).
+the usual 9x9 and 7x7 values); a komi that is a whole number allows draws (returns 0, 0).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Go kernels: area (Tromp-Taylor) scoring with komi, suicide illegal, positional superko, pass.
 
-Rules (Tromp and Taylor, "The Logical Rules of Go", and SPEC.md). Black (player 0) moves first.
+Rules (Tromp and Taylor, "The Logical Rules of Go"). Black (player 0) moves first.
 A move is a pass or a stone on an empty point; after the stone, opponent groups without a
 liberty are removed, then the mover's own group must have a liberty (suicide is illegal). A stone
 move may not recreate a board position that occurred before in the game (positional superko; the
@@ -66,7 +66,8 @@ from mctslab.games.go_groups import add_stone
 from mctslab.kernels.rng import below
 
 STATE_DTYPE = np.int32
-#: index arrays with unsigned integers: no negative-index wraparound test (ARCHITECTURE.md)
+#: index arrays with unsigned integers: no negative-index wraparound test (docs/architecture.md,
+#: speed traps)
 U = np.uint64
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
@@ -552,7 +553,8 @@ def random_playout(consts, state, rng, moves, out):
         c = state[S_TO_MOVE]
         col = c + 1
         # random_point and play_point written out: calling them (inlined, but they take arrays)
-        # made 9x9 playouts ~30% slower, measured (ARCHITECTURE.md: array-taking helpers)
+        # made 9x9 playouts ~30% slower, measured (docs/architecture.md, speed traps: array-taking
+        # helpers)
         k = state[S_NEMPTY]
         point = -1
         while k > 0:

@@ -2,7 +2,8 @@
 it, then a random move.
 
 Gelly, Wang, Munos and Teytaud, "Modification of UCT with Patterns in Monte-Carlo Go" (INRIA
-RR-6062, 2006), section 3.2; the NoGo paper (seeds/000) compares them with naive playouts. Each
+RR-6062, 2006), section 3.2; the NoGo paper (Chou, Teytaud and Yen 2011, section 3.3) compares them
+with naive playouts. Each
 move of :func:`go_style_playout`, for the player to move, when the last move was a stone at ``L``:
 
 1. **Capture or escape near the last move.** Candidates: the single liberty of every opponent

@@ -1,4 +1,5 @@
-"""Hex on a size x size rhombus, with the optional swap (pie) rule (SPEC.md; the Hex article).
+"""Hex on a size x size rhombus, with the optional swap (pie) rule (the Hex article: Decisive Move,
+Last Good Reply and PoolRAVE for Hex).
 
 Black (player 0, ``X``) moves first and joins the top and bottom edges; White (player 1, ``O``)
 joins left and right. Moves are HTP cells (``a1`` top-left, see :mod:`mctslab.games.coords`) and,

@@ -1,4 +1,4 @@
-"""Nim, and Nim with a coin (SPEC.md; the Nim report, seeds/003).
+"""Nim, and Nim with a coin (the Nim report, *MCTS for Nim*, sections 2 and 5).
 
 Theory (oracle for tests): without the coin, the player to move loses iff N mod (K+1) == 0.
 """

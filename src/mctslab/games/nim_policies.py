@@ -1,6 +1,7 @@
 """Nim playout policies: the Nim report's strategic playout, the rest generic.
 
-``strategic`` (the report's "strategic" MCTS, seeds/003): the mover takes ``n mod (K+1)``
+``strategic`` (the report's "strategic" MCTS in the Nim report, *MCTS for Nim*): the mover takes
+``n mod (K+1)``
 counters, which leaves a multiple of ``K+1`` (the losing positions for the player to move), and a
 uniformly random legal number when ``n`` already is a multiple (no winning move exists). With
 the coin, chance follows its probabilities. ``uniform`` with modifiers (decisive, anti-decisive,

@@ -1,10 +1,12 @@
-"""NoGo (SPEC.md; the NoGo paper, seeds/000): Go without captures, suicide or passing.
+"""NoGo (Chou, Teytaud and Yen, *Revisiting Monte-Carlo Tree Search on a Normal Form Game: NoGo*,
+section 2): Go without captures, suicide or passing.
 
 Black (X, player 0) moves first. A move is illegal if it captures (leaves an adjacent opponent
 group without liberties) or is suicide; the player to move with no legal move loses.
 
 Solved facts (oracles for tests): on 3x3 the first player wins, on 4x4 the second player wins, on
-5x5 the first player wins. SPEC.md plays sizes 5..19; 3 and 4 are allowed for the solved oracles.
+5x5 the first player wins. Sizes 5..19 are the usual ones; 3 and 4 are allowed for the solved
+oracles.
 """
 
 from __future__ import annotations

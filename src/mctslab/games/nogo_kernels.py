@@ -53,7 +53,8 @@ from mctslab.games.go_groups import add_stone
 from mctslab.kernels.rng import below
 
 STATE_DTYPE = np.int32
-#: index arrays with unsigned integers: no negative-index wraparound test (ARCHITECTURE.md)
+#: index arrays with unsigned integers: no negative-index wraparound test (docs/architecture.md,
+#: speed traps)
 U = np.uint64
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3

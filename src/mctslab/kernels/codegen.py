@@ -1,7 +1,8 @@
 """Specialise a compiled template for one game, in a way Numba can cache on disk.
 
 A search must call a game's kernels from inside one compiled function. Passing kernels as
-function arguments, closures or jitclasses would work but never caches to disk (ARCHITECTURE.md:
+function arguments, closures or jitclasses would work but never caches to disk
+(docs/architecture.md,
 2–3 s of compilation per kernel in every process). Instead, a *template* is an ordinary module in
 this package, written against one game's kernels through a single marked import line::
 

@@ -2,7 +2,8 @@
 
 Kernels carry the generator state as a ``numpy.uint64`` scalar, passed in and returned
 (``x, r = below(x, n)``): scalar helpers are inlined by LLVM and cost nothing, whereas a helper
-that takes an array adds reference counting on every call (ARCHITECTURE.md, measured trap).
+that takes an array adds reference counting on every call (docs/architecture.md, the measured speed
+traps).
 
 The generator is Marsaglia's xorshift64 (shifts 13, 7, 17; Marsaglia 2003, "Xorshift RNGs",
 J. Stat. Softw. 8(14)). It uses only shifts and xors, so it runs bit-for-bit the same when compiled

@@ -1,5 +1,5 @@
 """MDP Monte Carlo tree search (Kochenderfer, Wheeler, Wray, *Algorithms for Decision Making*,
-2022, section 9.6, Algorithms 9.6 and 9.7; seeds/004), compiled and specialised per game by
+2022, section 9.6, Algorithms 9.6 and 9.7), compiled and specialised per game by
 :func:`mctslab.kernels.codegen.specialize` (the marked import below is rewritten for each game).
 
 The book's algorithm, for a single-player MDP with generative model ``TR(s, a) -> (s', r)``::

@@ -539,7 +539,8 @@ def uct(
     it before this one), for a child with ``n`` visits and mean win value ``Q`` (``W = Q n`` wins)
     for the player to move, and the constant ``c``:
 
-    * ``SLIDES`` (lecture slides, seeds/001; UCB1 of Auer et al. 2002 for c = 1):
+    * ``SLIDES`` (lecture slides *Deep Learning 12 — MCTS*, the UCT slide; UCB1 of Auer et al. 2002
+    for c = 1):
       ``Q + c sqrt(2 ln N / n)``
     * ``PAPER`` (Chou, Teytaud, Yen 2011, NoGo paper, section 3.4):
       ``W/(n+1) + C sqrt(ln(t+1)/(n+1))`` with ``t = N``; it is finite at ``n = 0``, so with

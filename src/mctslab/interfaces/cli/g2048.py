@@ -175,7 +175,8 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
 # -- coin Nim: does the search find the DP-optimal move? ----------------------------------------
 def coin_nim_q(n_max: int, k: int) -> dict[int, list[float]]:
     """``q[n][j - 1]``: the exact expected return (+1 win, -1 loss) for the player who takes
-    ``j`` counters from ``n`` in Nim with a coin (SPEC.md), by dynamic programming over ``n``:
+    ``j`` counters from ``n`` in Nim with a coin (the Nim report, section on the coin variant), by
+    dynamic programming over ``n``:
 
     ``q(n, j) = 1`` if ``j = n``; else, with ``m = n - j`` left, tails (1/2) leaves the opponent
     to move at ``m`` and heads (1/2) takes one more, a win for the mover if ``m = 1`` and the

@@ -1,7 +1,7 @@
 /*
  * Hex random fills: the careful C reference for mctslab's compiled Hex kernels.
  *
- * Rules (mctslab SPEC.md): a size x size rhombus; Black (first player) joins top and bottom,
+ * Rules (as in mctslab's Hex kernels): a size x size rhombus; Black (first player) joins top and bottom,
  * White left and right; the neighbours of (r, c) are (r, c+-1), (r+-1, c), (r-1, c+1) and
  * (r+1, c-1). Exactly one player is connected on a full board, and filling a decided game never
  * changes its winner, so the standard random playout is a fill: shuffle the empty cells

@@ -1,7 +1,7 @@
 /*
  * NoGo uniform random playouts: the careful C reference for mctslab's compiled NoGo kernels.
  *
- * Rules (mctslab SPEC.md, after Chou, Teytaud & Yen, "Revisiting MCTS on a normal form game:
+ * Rules (as in mctslab's NoGo kernels, after Chou, Teytaud & Yen, "Revisiting MCTS on a normal form game:
  * NoGo", 2011): a Go board, Black first, no passing; a move is illegal if it captures (leaves an
  * adjacent opponent group without liberties) or is suicide; the player to move with no legal move
  * loses.
