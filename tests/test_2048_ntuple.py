@@ -17,6 +17,7 @@ from mctslab.games import g2048_kernels as k
 from mctslab.games import g2048_ntuple as nt
 from mctslab.interfaces.cli.main import main
 from mctslab.kernels.rng import as_state, seed_state
+from mctslab.search.budget import Budget
 from mctslab.search.mdp import Mdp, MdpConfig
 
 BOARD = "2 4 8 16 / . 2 . 4 / . . 2 . / 4 . . 2"  # no symmetry maps it to itself
@@ -208,7 +209,7 @@ def test_network_leaf_at_depth_one_is_reward_plus_expected_state_value(game, ran
     fs = nt.feature_shifts()
     state = game.state_from_board(BOARD)
     mdp = Mdp(game, MdpConfig(d=1, c=1e9, leaf="network", network=path), seed=5)
-    result = mdp.search(state, 20000, None)
+    result = mdp.search(state, Budget(sims=20000))
     for a, q in zip(result.actions, result.values, strict=True):
         after = state.clone()
         after.apply_action(a)

@@ -23,6 +23,7 @@ from mctslab.agents import make_agent
 from mctslab.errors import SpecError
 from mctslab.interfaces.cli.g2048 import coin_nim_q
 from mctslab.search import PROVEN_EXACT, ROOT, Uct, UctConfig
+from mctslab.search.budget import Budget
 from search_tree_game import TreeGame
 from test_nim import coin_nim_values
 
@@ -41,7 +42,7 @@ def test_expanded_chance_node_visits_outcomes_in_proportion_hand_traced():
     state = game.new_initial_state()
     seen = []
     for _ in range(9):
-        uct.search(state, 1, None)
+        uct.search(state, Budget(sims=1))
         c = uct.tree.child_with_action(ROOT, 0)
         kids = uct.tree.children(c)
         seen.append(
@@ -66,7 +67,7 @@ def test_expanded_chance_node_visits_outcomes_in_proportion_hand_traced():
 def test_sampled_chance_node_keeps_the_sample_mean():
     game = TreeGame(ONE_CHANCE)
     uct = Uct(game, UctConfig(solver=False, chance="sampled"), seed=7)
-    uct.search(game.new_initial_state(), 400, None)
+    uct.search(game.new_initial_state(), Budget(sims=400))
     c = uct.tree.child_with_action(ROOT, 0)
     wins, losses = (int(uct.tree.visits[i]) for i in uct.tree.children(c))
     # every simulation through C counts once in its mean (the first one, before C was expanded,
@@ -79,7 +80,7 @@ def test_sampled_chance_node_keeps_the_sample_mean():
 def test_solver_gives_exact_values_through_chance_nodes(chance, exact):
     game = TreeGame(TWO_MOVES)
     uct = Uct(game, UctConfig(chance=chance, exact=exact), seed=3)
-    r = uct.search(game.new_initial_state(), 10_000, None)
+    r = uct.search(game.new_initial_state(), Budget(sims=10_000))
     assert r.proven == PROVEN_EXACT and r.action == 1
     assert r.solved_value == 0.75 and r.simulations < 100
     kids = uct.tree.children(ROOT)
@@ -91,7 +92,7 @@ def test_solver_gives_exact_values_through_chance_nodes(chance, exact):
 
 def test_a_draw_is_solved_as_an_exact_half():
     game = TreeGame((0, [0.0, -1.0, (1, [0.0, 1.0])]))
-    r = Uct(game, UctConfig(), seed=1).search(game.new_initial_state(), 1000, None)
+    r = Uct(game, UctConfig(), seed=1).search(game.new_initial_state(), Budget(sims=1000))
     assert r.proven == PROVEN_EXACT and r.solved_value == 0.5 and r.action in (0, 2)
 
 
@@ -99,10 +100,10 @@ def test_exact_values_survive_tree_reuse():
     game = mctslab.load_game("nim(n=12,k=3,coin=true)")
     uct = Uct(game, UctConfig(chance="expanded", max_nodes=50_000), seed=5)
     state = game.new_initial_state()
-    first = uct.search(state, 2000, None)
+    first = uct.search(state, Budget(sims=2000))
     state.apply_action(first.action)
     state.apply_action(1)  # heads
-    again = uct.search(state, 1, None)
+    again = uct.search(state, Budget(sims=1))
     assert again.reused_fraction > 0
     tree = uct.tree
     for node in range(tree.used):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from mctslab.interfaces.gtp import CLOSE_RATIO, Clock, Engine, GtpError, parse_command, preprocess
 from mctslab.search import SearchResult
+from mctslab.search.budget import Budget
 
 
 def session(engine, script):
@@ -287,10 +288,10 @@ class RecordingAgent:
     def __init__(self, results):
         self.results = list(results)
         self.times = []
-        self.sims, self.time = 1000, None
+        self.budget = Budget(sims=1000)
 
-    def search(self, state):
-        self.times.append(self.time)
+    def search(self, state, budget=None):
+        self.times.append((budget or self.budget).seconds)
         return self.results.pop(0)
 
 
@@ -309,7 +310,7 @@ def test_hard_moves_get_more_time_easy_moves_do_not():
     assert engine.agent.times[0] == pytest.approx(base)
     assert len(engine.agent.times) == 3  # extended twice while close, stopped when clear
     assert all(t <= hard for t in engine.agent.times)
-    assert (engine.agent.sims, engine.agent.time) == (1000, None)  # restored
+    assert engine.agent.budget == Budget(sims=1000)  # untouched
     engine.agent = RecordingAgent([clear])
     engine._search(engine.state, 0)
     assert len(engine.agent.times) == 1

@@ -17,6 +17,7 @@ import mctslab
 from mctslab.agents import make_agent
 from mctslab.errors import SpecError
 from mctslab.kernels.rng import below
+from mctslab.search.budget import Budget
 from mctslab.search.mdp import Mdp, MdpConfig
 
 # -- the tiny MDP's kernels: state [steps done, score, coin pending] ----------------------------
@@ -134,7 +135,7 @@ def exact_q(gamma: float) -> tuple[float, float]:
 def root_q(config: MdpConfig, sims: int, seed: int = 1):
     game = CoinChain()
     mdp = Mdp(game, config, seed)
-    result = mdp.search(game.new_initial_state(), sims, None)
+    result = mdp.search(game.new_initial_state(), Budget(sims=sims))
     return result
 
 
@@ -194,9 +195,9 @@ def test_first_simulations_follow_the_book_example(g2048):
     legal = state.legal_actions()
     for sims, expect in ((1, [0] * len(legal)), (2, [1] + [0] * (len(legal) - 1))):
         mdp = Mdp(g2048, MdpConfig(reuse=False), seed=3)
-        r = mdp.search(state, sims, None)
+        r = mdp.search(state, Budget(sims=sims))
         assert r.visits == expect and r.nodes >= 1
-    r = Mdp(g2048, MdpConfig(reuse=False), seed=3).search(state, 1 + len(legal), None)
+    r = Mdp(g2048, MdpConfig(reuse=False), seed=3).search(state, Budget(sims=1 + len(legal)))
     assert r.visits == [1] * len(legal)
 
 
@@ -204,7 +205,7 @@ def test_heuristic_leaf_at_depth_one_is_reward_plus_expected_heuristic(g2048):
     state = g2048.state_from_board(BOARD)
     w = 0.001
     mdp = Mdp(g2048, MdpConfig(d=1, c=1e9, leaf="heuristic", h_weight=w), seed=5)
-    r = mdp.search(state, 8000, None)
+    r = mdp.search(state, Budget(sims=8000))
     h = g2048.kernels.heuristic_value
     for a, q in zip(r.actions, r.values, strict=True):
         after = state.clone()
@@ -220,7 +221,7 @@ def test_heuristic_leaf_at_depth_one_is_reward_plus_expected_heuristic(g2048):
 def test_a_full_table_stops_growing_and_the_search_goes_on(g2048):
     state = g2048.state_from_board(BOARD)
     mdp = Mdp(g2048, MdpConfig(max_states=16, reuse=False), seed=1)
-    r = mdp.search(state, 3000, None)
+    r = mdp.search(state, Budget(sims=3000))
     assert r.nodes <= 16 and r.slots == 16 and r.simulations == 3000
     assert mdp.counters[1] > 0  # insertions refused
     assert sum(r.visits) == 3000 - 1  # every simulation after the first passes the root

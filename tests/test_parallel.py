@@ -3,6 +3,7 @@
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.search import Uct, UctConfig
+from mctslab.search.budget import Budget
 from mctslab.search.parallel import RootParallel
 
 
@@ -10,9 +11,9 @@ def test_root_parallel_merges_the_workers_searches():
     game = mctslab.load_game("hex(size=5)")
     state = game.new_initial_state()
     par = RootParallel(game, UctConfig(), seed=11, workers=2)
-    merged = par.search(state, 1001, None)
+    merged = par.search(state, Budget(sims=1001))
     assert merged.simulations == 1001
-    singles = [Uct(game, UctConfig(), seed=11 + 7919 * i).search(state, s, None) for i, s in
+    singles = [Uct(game, UctConfig(), seed=11 + 7919 * i).search(state, Budget(sims=s)) for i, s in
                enumerate((501, 500))]  # fmt: skip
     visits = {a: 0 for a in merged.actions}
     wins = {a: 0.0 for a in merged.actions}

@@ -12,6 +12,7 @@ from mctslab.games import hex_policies, nogo_policies
 from mctslab.kernels.rng import seed_state
 from mctslab.search import Uct, UctConfig
 from mctslab.search import uct_template as template
+from mctslab.search.budget import Budget
 from mctslab.search.playouts import common
 
 
@@ -183,7 +184,7 @@ def test_pool_contents_are_the_best_root_amaf_moves():
     # In a search, the pool statistics are the AMAF statistics of the root for the root player.
     game = mctslab.load_game("nogo(size=5)")
     uct = Uct(game, UctConfig(rave="paper", pool=3), seed=4)
-    uct.search(game.new_initial_state(), 16 * 20, None)
+    uct.search(game.new_initial_state(), Budget(sims=16 * 20))
     kids = list(uct.tree.children(0))
     acts = uct.tree.action[kids]
     assert uct.pstat[acts].tolist() == uct.tree.amaf_n[kids].tolist()

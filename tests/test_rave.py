@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from mctslab.search import Uct, UctConfig
+from mctslab.search.budget import Budget
 from mctslab.search.uct_template import RAVE_ARTICLE, RAVE_GELLY_SILVER, RAVE_PAPER, rave_beta
 from search_tree_game import TreeGame
 from test_search_trace import TREE, node
@@ -25,7 +26,7 @@ def stepper(**config):
     game = TreeGame(TREE)
     uct = Uct(game, UctConfig(solver=False, rave="paper", **config), seed=3)
     state = game.new_initial_state()
-    return uct, lambda: uct.search(state, 1, None)
+    return uct, lambda: uct.search(state, Budget(sims=1))
 
 
 def test_amaf_updates_step_by_step():
@@ -74,13 +75,13 @@ def test_rave_tree_reuse_keeps_amaf():
     game = mctslab.load_game("nogo(size=5)")
     uct = Uct(game, UctConfig(rave="paper", formula="paper", c=0.4), seed=2)
     state = game.new_initial_state()
-    uct.search(state, 300, None)
+    uct.search(state, Budget(sims=300))
     a = uct.principal_variation()[0]
     child = uct.tree.child_with_action(0, a)
     kids = list(uct.tree.children(child))
     before = {int(uct.tree.action[i]): int(uct.tree.amaf_n[i]) for i in kids}
     state.apply_action(a)
-    result = uct.search(state, 1, None)
+    result = uct.search(state, Budget(sims=1))
     assert result.reused_fraction > 0
     after = {int(uct.tree.action[i]): int(uct.tree.amaf_n[i]) for i in uct.tree.children(0)}
     assert sum(after.values()) >= sum(before.values()) > 0

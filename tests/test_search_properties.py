@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 import mctslab
 from mctslab.search import NO_CHILD, NO_PARENT, Uct, UctConfig
+from mctslab.search.budget import Budget
 from search_tree_game import TreeGame
 
 leaves = st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0])
@@ -77,7 +78,7 @@ def test_tree_invariants_on_random_trees(tree, config, sims, seed):
     if config.max_nodes < 1 + len(tree[1]):
         config = UctConfig(**{**config.__dict__, "max_nodes": 1 + len(tree[1])})
     uct = Uct(game, config, seed)
-    r = uct.search(game.new_initial_state(), sims, None)
+    r = uct.search(game.new_initial_state(), Budget(sims=sims))
     assert r.simulations == sims or r.proven != 0
     check_tree(uct, r.simulations)
     assert sum(r.visits) == r.simulations
@@ -95,7 +96,7 @@ def test_tree_invariants_on_random_trees(tree, config, sims, seed):
 def test_tree_invariants_on_nim(n, coin, config, sims, seed):
     game = mctslab.load_game(f"nim(n={n},k=3,coin={str(coin).lower()})")
     uct = Uct(game, with_solver_keys(config), seed)
-    r = uct.search(game.new_initial_state(), sims, None)
+    r = uct.search(game.new_initial_state(), Budget(sims=sims))
     check_tree(uct, r.simulations)
     assert r.action in game.new_initial_state().legal_actions()
     if coin and config.chance == "playout":  # the tree does not grow past a chance event

@@ -13,6 +13,7 @@ import pytest
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.search import Uct, UctConfig
+from mctslab.search.budget import Budget
 
 
 def tree_digest(uct: Uct) -> str:
@@ -77,9 +78,10 @@ NO_JIT_SCRIPT = textwrap.dedent(
     """
     import hashlib, numpy as np, mctslab
     from mctslab.search import Uct, UctConfig
+    from mctslab.search.budget import Budget
     game = mctslab.load_game("nim(n=13,k=3)")
     uct = Uct(game, UctConfig(formula="{formula}", z=2, solver={solver}), seed=5)
-    uct.search(game.new_initial_state(), 150, None)
+    uct.search(game.new_initial_state(), Budget(sims=150))
     h = hashlib.sha256()
     for a in uct.tree.arrays():
         h.update(np.ascontiguousarray(a[: uct.tree.used] if a.shape[0] else a).tobytes())
@@ -93,7 +95,7 @@ def test_compiled_and_plain_python_build_the_same_tree(formula, solver):
     script = NO_JIT_SCRIPT.format(formula=formula, solver=solver)
     game = mctslab.load_game("nim(n=13,k=3)")
     uct = Uct(game, UctConfig(formula=formula, z=2, solver=solver), seed=5)
-    uct.search(game.new_initial_state(), 150, None)
+    uct.search(game.new_initial_state(), Budget(sims=150))
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     out = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True

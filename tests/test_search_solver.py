@@ -5,6 +5,7 @@ import pytest
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.search import Uct, UctConfig
+from mctslab.search.budget import Budget
 
 
 def nim_search(n: int, spec: str):
@@ -52,7 +53,7 @@ def test_without_the_table_nim_50_stays_unproven():
     game = mctslab.load_game("nim(n=50,k=3)")
     for table, proven in ((False, 0), (True, 1)):
         uct = Uct(game, UctConfig(c=0.1, transpositions=table), seed=50)
-        assert uct.search(game.new_initial_state(), 5000, None).proven == proven
+        assert uct.search(game.new_initial_state(), Budget(sims=5000)).proven == proven
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from mctslab.search import PROVEN_LOSS, PROVEN_WIN, Uct, UctConfig
+from mctslab.search.budget import Budget
 from search_tree_game import TreeGame
 
 TREE = (0, [(1, [(0, [1.0])]), (1, [-1.0])])
@@ -31,7 +32,7 @@ def stepper(**config):
     game = TreeGame(TREE)
     uct = Uct(game, UctConfig(**{"solver": False, **config}), seed=7)
     state = game.new_initial_state()
-    return uct, lambda: uct.search(state, 1, None)
+    return uct, lambda: uct.search(state, Budget(sims=1))
 
 
 def node(uct, *path):
@@ -143,7 +144,7 @@ def test_paper_formula_with_c0_never_explores_once_a_move_wins():
 def test_solver_proves_the_root_in_four_simulations():
     game = TreeGame(TREE)
     uct = Uct(game, UctConfig(solver=True), seed=7)
-    r = uct.search(game.new_initial_state(), 1000, None)
+    r = uct.search(game.new_initial_state(), Budget(sims=1000))
     assert r.simulations == 4 and r.proven == 1 and r.action == 0
     t = uct.tree
     assert t.proven[node(uct, 0, 0, 0)] == PROVEN_WIN  # for P0, who moved into A00
@@ -153,7 +154,7 @@ def test_solver_proves_the_root_in_four_simulations():
 
 def test_solver_proves_a_loss_when_every_move_loses():
     game = TreeGame((0, [(1, [-1.0, 1.0]), (1, [0.5, -1.0])]))
-    r = Uct(game, UctConfig(), seed=1).search(game.new_initial_state(), 1000, None)
+    r = Uct(game, UctConfig(), seed=1).search(game.new_initial_state(), Budget(sims=1000))
     assert r.proven == -1 and r.simulations < 10
 
 

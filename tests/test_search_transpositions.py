@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.search import NO_CHILD, PROVEN_LOSS, PROVEN_WIN, UNPROVEN, Uct, UctConfig
+from mctslab.search.budget import Budget
 from mctslab.search.transpositions import EMPTY, ProvenTable, insert, lookup, state_hash
 from search_tree_game import TreeGame
 
@@ -44,7 +45,7 @@ def test_a_position_proven_under_one_move_order_is_proven_under_the_other(seed):
     # V is a proven win for P1, so S1 (P1 to move) is won for P1, S (P0 to move) lost for P0,
     # H (P1 to move) won for P1; the root is not proven (the other move is not).
     for _ in range(7):
-        r = uct.search(state, 1, None)
+        r = uct.search(state, Budget(sims=1))
     assert r.proven == 0 and r.proven_positions == 3  # S1, S and H, for their player to move
     h = 0 if t.proven[node(uct, 0)] == PROVEN_LOSS else 1
     other = 1 - h
@@ -59,7 +60,7 @@ def test_a_position_proven_under_one_move_order_is_proven_under_the_other(seed):
     # 8: only the other move is left; the descent reaches its S, finds S lost for P0 in the table
     # and stops there: the node is a proven win for P1 although its only child S1 is unproven and
     # was never expanded. The other move is then lost for P0 too, and so is the root.
-    r = uct.search(state, 1, None)
+    r = uct.search(state, Budget(sims=1))
     s1_other = node(uct, other, 0, 0)
     assert t.proven[s_other] == PROVEN_WIN and t.visits[s_other] == 3
     assert t.proven[s1_other] == UNPROVEN and t.first_child[s1_other] == NO_CHILD
@@ -70,7 +71,7 @@ def test_a_position_proven_under_one_move_order_is_proven_under_the_other(seed):
 def test_without_the_table_the_other_occurrence_is_proven_through_its_own_subtree():
     game = TreeGame(DAG)
     uct = Uct(game, UctConfig(transpositions=False), seed=0)
-    r = uct.search(game.new_initial_state(), 100, None)
+    r = uct.search(game.new_initial_state(), Budget(sims=100))
     assert r.simulations == 8 and r.proven == -1 and r.proven_positions == 0
     for move in (0, 1):
         assert uct.tree.proven[node(uct, move, 0, 0)] == PROVEN_LOSS  # each S1 proven, via V

@@ -13,6 +13,7 @@ from mctslab.agents import make_agent
 from mctslab.errors import MctslabError, SpecError
 from mctslab.interfaces import treeviz
 from mctslab.interfaces.cli.main import main
+from mctslab.search.budget import Budget
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' not installed")
 
@@ -24,7 +25,7 @@ def searched(spec="nogo(size=5)", sims=1500, moves=()):
         state.apply_move(m)
     agent = make_agent(f"mcts(sims={sims})", game, seed=2)
     uct = treeviz.uct_for(agent, 2)
-    result = uct.search(state, sims, None)
+    result = uct.search(state, Budget(sims=sims))
     return uct, state, result
 
 

@@ -1,8 +1,10 @@
 """Agents, made from spec strings such as ``mcts(sims=10000,formula=paper,c=0.4)``.
 
-Every agent has ``spec_string`` (canonical), ``search(state) -> SearchResult`` (the game state is
-not changed), ``step(state) -> action`` (search, remember the result in ``last_result``, return
-the chosen action), and ``reset()`` (forget everything learnt in a game).
+Every agent has ``spec_string`` (canonical), ``budget`` (the :class:`~mctslab.search.budget.Budget`
+its spec gives, or None for agents that do not search), ``search(state, budget=None) ->
+SearchResult`` (the game state is not changed; a budget given here replaces the agent's own for
+this search), ``step(state, budget=None) -> action`` (search, remember the result in
+``last_result``, return the chosen action), and ``reset()`` (forget everything learnt in a game).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from mctslab import specstr
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.base import Game, State
 from mctslab.search import DEFAULT_C, Flat, SearchResult, Uct, UctConfig
+from mctslab.search.budget import Budget
 
 _STRICT = pydantic.ConfigDict(extra="forbid", frozen=True)
 
@@ -116,13 +119,15 @@ class Agent:
         self.spec_string = spec_string
         self.game = game
         self.last_result: SearchResult | None = None
+        #: the budget of a search called without one (from the spec's ``sims``/``time``)
+        self.budget: Budget | None = None
 
-    def search(self, state: State) -> SearchResult:
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         raise NotImplementedError
 
-    def step(self, state: State) -> int:
+    def step(self, state: State, budget: Budget | None = None) -> int:
         """Search from ``state`` and return the chosen action (``last_result`` keeps the rest)."""
-        self.last_result = self.search(state)
+        self.last_result = self.search(state, budget)
         return self.last_result.action
 
     def reset(self) -> None:
@@ -142,7 +147,7 @@ class RandomAgent(Agent):
         super().__init__(spec_string, game)
         self._rng = np.random.default_rng(seed)
 
-    def search(self, state: State) -> SearchResult:
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         moves = state.legal_actions()
         if not moves:
             raise MctslabError("search needs a position with a player to move")
@@ -157,11 +162,11 @@ class FlatAgent(Agent):
 
     def __init__(self, spec_string: str, game: Game, params: FlatParams, seed: int):
         super().__init__(spec_string, game)
-        self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
+        self.budget = _budget(params, self.DEFAULT_SIMS)
         self._flat = Flat(game, seed)
 
-    def search(self, state: State) -> SearchResult:
-        return self._flat.search(state, self.sims, self.time)
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
+        return self._flat.search(state, budget or self.budget)
 
 
 class MctsAgent(Agent):
@@ -175,7 +180,7 @@ class MctsAgent(Agent):
 
         super().__init__(spec_string, game)
         params = apply_preset(params)
-        self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
+        self.budget = _budget(params, self.DEFAULT_SIMS)
         self.config = UctConfig(
             c=_c(params),
             formula=params.formula,
@@ -193,8 +198,8 @@ class MctsAgent(Agent):
         else:
             self._uct = Uct(game, self.config, seed)
 
-    def search(self, state: State) -> SearchResult:
-        return self._uct.search(state, self.sims, self.time)
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
+        return self._uct.search(state, budget or self.budget)
 
     def reset(self) -> None:
         super().reset()
@@ -242,14 +247,14 @@ class MdpAgent(Agent):
         from mctslab.search.mdp import Mdp, MdpConfig
 
         super().__init__(spec_string, game)
-        self.sims, self.time = _budget(params, self.DEFAULT_SIMS)
+        self.budget = _budget(params, self.DEFAULT_SIMS)
         keys = ("d", "c", "gamma", "leaf", "rollout_depth", "h_weight", "open_loop", "reuse")
         keys += ("rollout", "eps", "c_scale", "network")
         config = MdpConfig(max_states=params.max_states, **{k: getattr(params, k) for k in keys})
         self._mdp = Mdp(game, config, seed)
 
-    def search(self, state: State) -> SearchResult:
-        return self._mdp.search(state, self.sims, self.time)
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
+        return self._mdp.search(state, budget or self.budget)
 
     def reset(self) -> None:
         super().reset()
@@ -273,7 +278,7 @@ class ExpectimaxAgent(Agent):
         super().__init__(spec_string, game)
         self._search = Expectimax(game, params.depth)
 
-    def search(self, state: State) -> SearchResult:
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self._search.search(state)
 
 
@@ -299,7 +304,7 @@ class NetworkAgent(Agent):
         super().__init__(spec_string, game)
         self._search = NetworkPlayer(game, params.network)
 
-    def search(self, state: State) -> SearchResult:
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self._search.search(state)
 
 
@@ -324,7 +329,7 @@ class GreedyNimAgent(Agent):
             raise SpecError(f"agent greedy plays Nim only, not {game.spec.spec_string}")
         self._k = int(game.params.k)
 
-    def search(self, state: State) -> SearchResult:
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         from mctslab.games.nim_kernels import S_COUNTERS
 
         counters = int(state.array[S_COUNTERS])
@@ -332,12 +337,10 @@ class GreedyNimAgent(Agent):
         return SearchResult(action=take - 1, actions=state.legal_actions())
 
 
-def _budget(
-    params: FlatParams | MctsParams | MdpParams, default_sims: int
-) -> tuple[int | None, float | None]:
+def _budget(params: FlatParams | MctsParams | MdpParams, default_sims: int) -> Budget:
     if params.sims is None and params.time is None:
-        return default_sims, None
-    return params.sims, params.time
+        return Budget(sims=default_sims)
+    return Budget(sims=params.sims, seconds=params.time)
 
 
 def _c(params: MctsParams) -> float:
@@ -386,7 +389,8 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
         params = apply_preset(params)
     canonical = params.model_dump()
     if "sims" in cls.Params.model_fields:
-        canonical["sims"], canonical["time"] = _budget(params, cls.DEFAULT_SIMS)
+        budget = _budget(params, cls.DEFAULT_SIMS)
+        canonical["sims"], canonical["time"] = budget.sims, budget.seconds
     if cls is MctsAgent:
         canonical["c"] = _c(params)
         # the enhancement keys appear only when they differ from plain UCT (older strings stay)

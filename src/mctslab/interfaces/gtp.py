@@ -48,6 +48,7 @@ from mctslab.games import go_kernels, hex_kernels, nogo_kernels
 from mctslab.games.base import Game, State
 from mctslab.games.registry import load_game
 from mctslab.search import SearchResult
+from mctslab.search.budget import Budget
 
 #: a GTP colour argument: ``b``/``black`` -> 0, ``w``/``white`` -> 1
 Colour = NewType("Colour", int)
@@ -490,19 +491,13 @@ class Engine:
         most_left = (self.pos.game.spec.max_game_length - played + 1) // 2
         budget = self.clocks[colour].budget(len(state.legal_actions()), most_left)
         agent = self.agent
-        if budget is None or not hasattr(agent, "time"):
+        if budget is None or agent.budget is None:
             return agent.search(state)
         base, hard = budget
-        saved = agent.sims, agent.time
         start = time.perf_counter()
-        try:
-            agent.sims, agent.time = None, max(base, 0.001)
-            result = agent.search(state)
-            while (spent := time.perf_counter() - start) < hard - 0.01 and _close(result):
-                agent.time = max(0.001, min(base / 2, hard - spent))
-                result = agent.search(state)
-        finally:
-            agent.sims, agent.time = saved
+        result = agent.search(state, Budget(seconds=max(base, 0.001)))
+        while (spent := time.perf_counter() - start) < hard - 0.01 and _close(result):
+            result = agent.search(state, Budget(seconds=max(0.001, min(base / 2, hard - spent))))
         return result
 
     # -- time -------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from mctslab.kernels import codegen
 from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import playouts
 from mctslab.search import uct_template as template
-from mctslab.search.result import SearchResult, first_decision_state, run_budget
+from mctslab.search.budget import Budget, run_budget
+from mctslab.search.result import SearchResult, first_decision_state
 
 
 class Flat:
@@ -63,7 +64,7 @@ class Flat:
             )
         )
 
-    def search(self, state: State, sims: int | None, seconds: float | None) -> SearchResult:
+    def search(self, state: State, budget: Budget) -> SearchResult:
         """Round-robin playouts over the root moves; the move with the best mean win value
         (ties: more playouts, then the lower action)."""
         start = time.perf_counter()
@@ -82,7 +83,7 @@ class Flat:
             done += n
             return n
 
-        ran = run_budget(run, sims, seconds, start)
+        ran = run_budget(run, budget, start)
         best = int(np.lexsort((-visits, -np.where(visits > 0, values, -np.inf)))[0])
         elapsed = time.perf_counter() - start
         return SearchResult(

@@ -15,7 +15,8 @@ from mctslab.games.base import Game, State
 from mctslab.kernels import codegen
 from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import mdp_template as tpl
-from mctslab.search.result import SearchResult, depth_summary, first_decision_state, run_budget
+from mctslab.search.budget import Budget, run_budget
+from mctslab.search.result import SearchResult, depth_summary, first_decision_state
 from mctslab.search.solve_template import zobrist_table
 from mctslab.search.transpositions import SEED
 
@@ -177,8 +178,8 @@ class Mdp:
         self.rng = as_state(rng)
         return n
 
-    def search(self, state: State, sims: int | None, seconds: float | None) -> SearchResult:
-        """``sims`` simulations and/or ``seconds`` of Algorithm 9.6 from ``state``; the move is
+    def search(self, state: State, budget: Budget) -> SearchResult:
+        """Algorithm 9.6 from ``state`` until the ``budget`` is spent; the move is
         ``argmax_a Q(s, a)`` (the first best among the legal actions, as in the book)."""
         start = time.perf_counter()
         moves = state.legal_actions()
@@ -188,7 +189,7 @@ class Mdp:
             self.reset()
         root = state.array.copy()
         hist = np.zeros(self.config.d + 2, dtype=np.int64)
-        ran = run_budget(lambda n: self._run(root, n, hist), sims, seconds, start)
+        ran = run_budget(lambda n: self._run(root, n, hist), budget, start)
         slot = self.kernels.root_slot(root, self.keys, self.mult, self.counters)
         visits = [int(self.visits[slot, a]) if slot >= 0 else 0 for a in moves]
         values = [float(self.qvalues[slot, a]) if slot >= 0 else 0.0 for a in moves]

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 
 from mctslab.games.base import Game, State
+from mctslab.search.budget import Budget
 from mctslab.search.result import SearchResult
 from mctslab.search.tree import PROVEN_LOSS, PROVEN_WIN
 from mctslab.search.uct import Uct, UctConfig
@@ -39,12 +41,13 @@ class RootParallel:
         for w in self.workers:
             w.reset()
 
-    def search(self, state: State, sims: int | None, seconds: float | None) -> SearchResult:
+    def search(self, state: State, budget: Budget) -> SearchResult:
         start = time.perf_counter()
         k = len(self.workers)
+        sims = budget.sims
         shares = [None] * k if sims is None else [sims // k + (i < sims % k) for i in range(k)]
         futures = [
-            self._pool.submit(w.search, state, max(1, s) if s is not None else None, seconds)
+            self._pool.submit(w.search, state, replace(budget, sims=max(1, s) if s else None))
             for w, s in zip(self.workers, shares, strict=True)
         ]
         results = [f.result() for f in futures]

@@ -1,21 +1,12 @@
-"""What every search returns, and the budget loop shared by the searches."""
+"""What every search returns (the budget loop is :mod:`mctslab.search.budget`)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mctslab.games.base import Game, State
-
-#: A chunk of simulations between two clock readings should take about this long: short enough
-#: that the last chunk cannot overrun a time budget by much, long enough that the ~10 µs of Python
-#: per chunk is noise.
-CHUNK_SECONDS = 0.005
-#: Simulations in the first chunk of a timed search, before the speed is known.
-FIRST_CHUNK = 8
 
 
 @dataclass
@@ -68,36 +59,6 @@ def first_decision_state(game: Game) -> State | None:
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
     return None if state.is_terminal() else state
-
-
-def run_budget(run: Callable[[int], int], sims: int | None, seconds: float | None, start: float):
-    """Call ``run(n)`` (run up to ``n`` more simulations, return how many ran) until ``sims``
-    simulations are done or ``seconds`` have passed since ``start`` (``time.perf_counter``),
-    whichever comes first, or until ``run`` returns fewer than asked (the search is finished).
-    At least one chunk runs, so that there is always a move to choose.
-
-    Without a time limit this is one call. With one, chunks are sized from the measured speed to
-    take :data:`CHUNK_SECONDS` and never more than the time left. Returns the simulations run.
-    """
-    done = 0
-    chunk = FIRST_CHUNK
-    while sims is None or done < sims:
-        want = (sims - done) if sims is not None else chunk
-        if seconds is not None:
-            if done > 0 and time.perf_counter() - start >= seconds:
-                break
-            want = min(want, chunk)
-        t0 = time.perf_counter()
-        ran = run(want)
-        dt = time.perf_counter() - t0
-        done += ran
-        if ran < want:
-            break
-        if seconds is not None:
-            rate = ran / max(dt, 1e-7)
-            left = seconds - (time.perf_counter() - start)
-            chunk = max(1, int(rate * min(CHUNK_SECONDS, left)))
-    return done
 
 
 def depth_summary(hist: np.ndarray) -> tuple[float, float, int]:

@@ -16,8 +16,9 @@ from mctslab.kernels import codegen
 from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import playouts
 from mctslab.search import uct_template as template
+from mctslab.search.budget import Budget, run_budget
 from mctslab.search.playouts import common as pc
-from mctslab.search.result import SearchResult, depth_summary, first_decision_state, run_budget
+from mctslab.search.result import SearchResult, depth_summary, first_decision_state
 from mctslab.search.transpositions import ProvenTable
 from mctslab.search.tree import MAX_ACTIONS, PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
 
@@ -270,9 +271,9 @@ class Uct:
         self.tree.clear()
         return 0.0
 
-    def search(self, state: State, sims: int | None, seconds: float | None) -> SearchResult:
-        """Search from ``state`` for ``sims`` simulations and/or ``seconds`` (whichever ends
-        first); the game state is not changed."""
+    def search(self, state: State, budget: Budget) -> SearchResult:
+        """Search from ``state`` until the ``budget`` is spent (:func:`run_budget`); the game
+        state is not changed."""
         start = time.perf_counter()
         player = state.current_player()
         if player in (TERMINAL_PLAYER, CHANCE_PLAYER):
@@ -288,7 +289,7 @@ class Uct:
         self.pstat[:] = 0.0  # PoolRAVE's root AMAF and QBR's statistics are per search;
         self.qstats[:] = 0.0  # the LGRF table is kept for the game
         hist = np.zeros(self.game.spec.max_game_length + 1, dtype=np.int64)
-        ran = run_budget(lambda n: self.run(root, n, hist), sims, seconds, start)
+        ran = run_budget(lambda n: self.run(root, n, hist), budget, start)
         proven = int(self.counters[template.C_ROOT_PROVEN]) if self.solver else 0
         kids = np.array(tree.children(ROOT), dtype=np.int64)
         action = self._final(kids, proven)

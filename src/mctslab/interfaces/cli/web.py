@@ -42,7 +42,7 @@ def tree(game_spec, agent_spec, moves, depth, width, seed, fmt, output):
         raise SpecError("no player is to move after those moves: nothing to search")
     agent = make_agent(agent_spec, game, seed)
     uct = treeviz.uct_for(agent, seed)
-    result = uct.search(state, agent.sims, agent.time)
+    result = uct.search(state, agent.budget)
     title = (
         f"{game.spec.spec_string}\n{agent.spec_string}\n{result.simulations:,} simulations, "
         f"move {state.action_to_string(result.action)}"

@@ -26,6 +26,7 @@ from mctslab.games.registry import load_game
 from mctslab.interfaces.render import Overlay, move_strings, off_board_actions, state_svg
 from mctslab.interfaces.treeviz import to_dot, tree_top, uct_for
 from mctslab.search import Uct
+from mctslab.search.budget import Budget
 
 #: seconds of search between two live updates
 LIVE_CHUNK = 0.1
@@ -270,14 +271,16 @@ class Session:
         if not agent.config.reuse:
             with self.tree_lock:
                 uct.reset()
-        sims, seconds = agent.sims, agent.time
+        sims, seconds = agent.budget.sims, agent.budget.seconds
         done = 0
         while True:
             elapsed = time.perf_counter() - start
             chunk = LIVE_CHUNK if seconds is None else max(1e-3, min(LIVE_CHUNK, seconds - elapsed))
             # the tree, and which position it is of, change together under the tree lock
             with self.tree_lock:
-                result = uct.search(state, None if sims is None else sims - done, chunk)
+                result = uct.search(
+                    state, Budget(sims=None if sims is None else sims - done, seconds=chunk)
+                )
                 done += result.simulations
                 elapsed = time.perf_counter() - start
                 finished = (
