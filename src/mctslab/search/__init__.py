@@ -2,6 +2,7 @@
 reuse, budgets) and flat Monte Carlo. Agents (:mod:`mctslab.agents`) wrap them."""
 
 from mctslab.search.flat import Flat
+from mctslab.search.options import DEFAULT_C, UctConfig
 from mctslab.search.parallel import RootParallel
 from mctslab.search.result import SearchResult
 from mctslab.search.tree import (
@@ -14,7 +15,7 @@ from mctslab.search.tree import (
     UNPROVEN,
     Tree,
 )
-from mctslab.search.uct import DEFAULT_C, Uct, UctConfig
+from mctslab.search.uct import Uct
 
 __all__ = [
     "DEFAULT_C",

@@ -19,9 +19,10 @@ import numpy as np
 
 from mctslab.games.base import Game, State
 from mctslab.search.budget import Budget
+from mctslab.search.options import UctConfig
 from mctslab.search.result import SearchResult
 from mctslab.search.tree import PROVEN_LOSS, PROVEN_WIN
-from mctslab.search.uct import Uct, UctConfig
+from mctslab.search.uct import Uct
 
 
 class RootParallel:

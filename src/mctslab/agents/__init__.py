@@ -1,0 +1,66 @@
+"""Agents, made from spec strings such as ``mcts(sims=10000,formula=paper,c=0.4)``.
+
+Every agent has ``spec_string`` (canonical), ``budget`` (the :class:`~mctslab.search.budget.Budget`
+its spec gives, or None for agents that do not search), ``search(state, budget=None) ->
+SearchResult`` (the game state is not changed; a budget given here replaces the agent's own for
+this search), ``step(state, budget=None) -> action`` (search, remember the result in
+``last_result``, return the chosen action), and ``reset()`` (forget everything learnt in a game).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from mctslab import specstr
+from mctslab.agents.base import Agent, RandomAgent
+from mctslab.agents.g2048 import ExpectimaxAgent, NetworkAgent
+from mctslab.agents.mcts import PRESETS, FlatAgent, MctsAgent
+from mctslab.agents.mdp import MdpAgent
+from mctslab.agents.nim import GreedyNimAgent
+from mctslab.errors import SpecError
+from mctslab.games.base import Game
+
+__all__ = ["PRESETS", "Agent", "describe_agents", "make_agent"]
+
+_AGENTS: dict[str, type[Agent]] = {
+    cls.NAME: cls
+    for cls in (
+        RandomAgent, FlatAgent, MctsAgent, MdpAgent, ExpectimaxAgent, NetworkAgent, GreedyNimAgent
+    )
+}  # fmt: skip
+
+
+def describe_agents() -> str:
+    """One paragraph per agent: its name, what it does, and every key with type, range and
+    default."""
+    text = "\n".join(
+        f"{name}: {cls.DESCRIPTION}\n    {specstr.describe_fields(cls.Params)}"
+        for name, cls in _AGENTS.items()
+    )
+    presets = "; ".join(
+        f"{name} = {', '.join(f'{k}={v}' for k, v in keys.items()) or 'plain UCT'}"
+        for name, keys in PRESETS.items()
+    )
+    return f"{text}\nmcts presets: {presets}"
+
+
+def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
+    """Build an agent for ``game`` from a spec string.
+
+    The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy.
+    Raises :class:`SpecError` naming the allowed agents, keys and ranges.
+    """
+    name, raw = specstr.parse(spec)
+    cls = _AGENTS.get(name.lower())
+    if cls is None:
+        raise SpecError(f"unknown agent {name!r}; known agents: {', '.join(_AGENTS)}")
+    params = cls.prepare(specstr.validate(cls.Params, f"agent {cls.NAME}", raw))
+    canonical = cls.canonical(params)
+    spec_string = specstr.format_spec(
+        cls.NAME, {k: v for k, v in canonical.items() if v is not None}
+    )
+    if params.seed is not None:
+        seed = params.seed
+    elif seed is None:
+        seed = secrets.randbits(63)
+    return cls(spec_string, game, params, seed)

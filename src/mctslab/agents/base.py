@@ -1,0 +1,91 @@
+"""The agent interface every agent implements, and the uniformly random agent."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pydantic
+from pydantic import Field
+
+from mctslab.errors import MctslabError
+from mctslab.games.base import Game, State
+from mctslab.search.budget import Budget
+from mctslab.search.result import SearchResult
+
+#: every agent's key model forbids unknown keys and is immutable
+STRICT = pydantic.ConfigDict(extra="forbid", frozen=True)
+
+
+class RandomParams(pydantic.BaseModel):
+    model_config = STRICT
+    seed: int | None = Field(None, ge=0, description="random seed")
+
+
+class Agent:
+    """Base of every agent: ``step`` is ``search`` plus bookkeeping."""
+
+    NAME: ClassVar[str]
+    DESCRIPTION: ClassVar[str]
+    Params: ClassVar[type[pydantic.BaseModel]]
+    #: the simulations per move when the spec gives neither ``sims`` nor ``time``
+    DEFAULT_SIMS: ClassVar[int] = 0
+
+    def __init__(self, spec_string: str, game: Game):
+        self.spec_string = spec_string
+        self.game = game
+        self.last_result: SearchResult | None = None
+        #: the budget of a search called without one (from the spec's ``sims``/``time``)
+        self.budget: Budget | None = None
+
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
+        raise NotImplementedError
+
+    def step(self, state: State, budget: Budget | None = None) -> int:
+        """Search from ``state`` and return the chosen action (``last_result`` keeps the rest)."""
+        self.last_result = self.search(state, budget)
+        return self.last_result.action
+
+    def reset(self) -> None:
+        """Forget everything from the current game."""
+        self.last_result = None
+
+    @classmethod
+    def prepare(cls, params: pydantic.BaseModel) -> pydantic.BaseModel:
+        """The validated keys as the agent uses them (e.g. a preset's keys filled in)."""
+        return params
+
+    @classmethod
+    def canonical(cls, params: pydantic.BaseModel) -> dict[str, Any]:
+        """The keys of the canonical spec string (None values are left out)."""
+        keys = params.model_dump()
+        if "sims" in type(params).model_fields:
+            budget = budget_of(params, cls.DEFAULT_SIMS)
+            keys["sims"], keys["time"] = budget.sims, budget.seconds
+        return keys
+
+    def __repr__(self) -> str:
+        return f"make_agent({self.spec_string!r}, {self.game.spec.spec_string!r})"
+
+
+class RandomAgent(Agent):
+    NAME = "random"
+    DESCRIPTION = "a uniformly random legal move"
+    Params = RandomParams
+
+    def __init__(self, spec_string: str, game: Game, params: RandomParams, seed: int):
+        super().__init__(spec_string, game)
+        self._rng = np.random.default_rng(seed)
+
+    def search(self, state: State, budget: Budget | None = None) -> SearchResult:
+        moves = state.legal_actions()
+        if not moves:
+            raise MctslabError("search needs a position with a player to move")
+        return SearchResult(action=moves[int(self._rng.integers(len(moves)))], actions=moves)
+
+
+def budget_of(params: Any, default_sims: int) -> Budget:
+    """The budget the keys ``sims`` and ``time`` give, ``default_sims`` when neither is set."""
+    if params.sims is None and params.time is None:
+        return Budget(sims=default_sims)
+    return Budget(sims=params.sims, seconds=params.time)
