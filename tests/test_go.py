@@ -350,6 +350,13 @@ def test_spec_defaults_and_errors():
             mctslab.load_game(bad)
 
 
+@pytest.mark.parametrize("komi", ["nan", "inf", "-inf"])
+def test_non_finite_komi_is_refused_as_such(komi):
+    with pytest.raises(SpecError, match=r"komi=.*finite number") as err:
+        mctslab.load_game(f"go(komi={komi})")
+    assert "361" not in str(err.value).split(";")[0]  # not the misleading range message
+
+
 def test_max_length_guard_ends_and_scores():
     game = go(3, komi=0.5)
     state = game.new_initial_state()

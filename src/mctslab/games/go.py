@@ -28,7 +28,12 @@ class GoParams(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
     size: int = Field(9, ge=3, le=19, description="board size (5..19 to play; 3, 4 for tests)")
     komi: float = Field(
-        7.5, ge=-361, le=361, multiple_of=0.5, description="points for White (9 on 7x7)"
+        7.5,
+        ge=-361,
+        le=361,
+        multiple_of=0.5,
+        allow_inf_nan=False,
+        description="points for White (9 on 7x7)",
     )
 
     @pydantic.model_validator(mode="before")
