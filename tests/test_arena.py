@@ -11,7 +11,8 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from mctslab.harness.arena import replay, run_match
+from mctslab.harness.game import replay
+from mctslab.harness.schedule import run_match
 from mctslab.harness.stats import Sprt
 from mctslab.harness.store import ResultsStore
 from mctslab.interfaces.cli.main import main

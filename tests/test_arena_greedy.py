@@ -5,7 +5,7 @@ import pytest
 import mctslab
 from mctslab.agents import make_agent
 from mctslab.errors import SpecError
-from mctslab.harness.arena import play_game
+from mctslab.harness.game import play_game
 
 
 @pytest.mark.parametrize("n", range(1, 30))

@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from mctslab.harness import experiments as ex
-from mctslab.harness.experiments.runner import source_value
+from mctslab.harness.experiments.report import source_value
 from mctslab.harness.experiments.spec import evaluate, fill
 from mctslab.harness.store import ResultsStore
 from mctslab.interfaces.cli.main import main

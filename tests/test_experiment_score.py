@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 import mctslab
 from mctslab.errors import MctslabError
-from mctslab.harness import arena
 from mctslab.harness import experiments as ex
+from mctslab.harness import schedule
 from mctslab.harness.experiments.spec import TABLE_KEYS
 from mctslab.harness.single_player import play_one, run_score
 from mctslab.harness.stats import wilson_interval
@@ -109,7 +109,7 @@ def test_a_score_table_on_a_two_player_game_is_refused(tmp_path):
     with pytest.raises(MctslabError, match="single-player run needs a one-player game"):
         run_score("nogo(size=5)", "random", 1, store=ResultsStore())
     with pytest.raises(MctslabError, match="a match needs a two-player game"):
-        arena.run_match("2048", "random", "random", 2)
+        schedule.run_match("2048", "random", "random", 2)
 
 
 def test_tiny_score_experiment_runs_reports_and_resumes(tmp_path, monkeypatch):
@@ -145,7 +145,7 @@ def test_tiny_score_experiment_runs_reports_and_resumes(tmp_path, monkeypatch):
     def no_game(task):
         raise AssertionError(f"game {task.index} was played again")
 
-    monkeypatch.setattr(arena, "play_task", no_game)
+    monkeypatch.setattr(schedule, "play_task", no_game)
     res2 = CliRunner().invoke(main, args)
     assert res2.exit_code == 0, res2.output
     assert (out / "tiny2048-quick.md").read_text().split("## leaves")[1] == report.split(
@@ -154,8 +154,8 @@ def test_tiny_score_experiment_runs_reports_and_resumes(tmp_path, monkeypatch):
     # more games: only the missing ones are played
     monkeypatch.undo()
     played = []
-    real = arena.play_task
-    monkeypatch.setattr(arena, "play_task", lambda t: played.append(t.index) or real(t))
+    real = schedule.play_task
+    monkeypatch.setattr(schedule, "play_task", lambda t: played.append(t.index) or real(t))
     res3 = CliRunner().invoke(main, [*args, "--games", "4"])
     assert res3.exit_code == 0, res3.output
     assert played == [3, 3]
@@ -164,7 +164,8 @@ def test_tiny_score_experiment_runs_reports_and_resumes(tmp_path, monkeypatch):
 
 
 def test_report_shares_and_intervals(tmp_path):
-    from mctslab.harness.experiments.runner import TableResult, score_row
+    from mctslab.harness.experiments.report import score_row
+    from mctslab.harness.experiments.runner import TableResult
 
     exp = ex.load(str(write(tmp_path, TINY)), "quick")
     with ResultsStore() as store:

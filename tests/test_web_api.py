@@ -333,7 +333,7 @@ def test_results_runs_with_wilson_interval(rclient, results_dir):
 
 
 def test_results_games_and_replay(rclient, results_dir):
-    from mctslab.harness.arena import replay
+    from mctslab.harness.game import replay
     from mctslab.harness.store import ResultsStore
 
     games = rclient.get("/api/results/m.sqlite/runs/1/games").json()["games"]

@@ -2,10 +2,10 @@
 database, and their summary — shared by ``mctslab bench 2048`` and the experiments' ``score``
 tables.
 
-A game is :func:`mctslab.harness.arena.play_game` with one agent; the chance events are drawn from
+A game is :func:`mctslab.harness.game.play_game` with one agent; the chance events are drawn from
 their
 own seeded sampler, so a game is replayed exactly from (agent spec, agent seed, chance seed). A
-run (:func:`run_score`) is a :func:`mctslab.harness.arena.play_run` without agent B: game ``i``
+run (:func:`run_score`) is a :func:`mctslab.harness.schedule.play_run` without agent B: game ``i``
 uses the
 agent seed ``seed_for(run seed, i, 0)`` and the chance seed ``seed_for(run seed, i, 2)``, every
 finished game is committed at once, and a rerun plays only the missing games.
@@ -44,7 +44,7 @@ def play_one(
     ``chance_seed``, by default ``seed`` too). Returns score, max tile, moves, the seconds the
     agent thought and its slowest move, and whether the game ended (``max_moves`` may stop it)."""
     from mctslab.agents import make_agent
-    from mctslab.harness.arena import _load, play_game
+    from mctslab.harness.game import _load, play_game
 
     g = _load(game)
     agent = make_agent(agent_spec, g, seed=seed)
@@ -77,8 +77,8 @@ def max_tile(state) -> int:
 
 def from_row(row: dict) -> dict:
     """A stored single-player game (a results-database row) as :func:`play_one` reports it; the
-    max tile comes from replaying the stored history (:func:`mctslab.harness.arena.replay`)."""
-    from mctslab.harness.arena import replay
+    max tile comes from replaying the stored history (:func:`mctslab.harness.game.replay`)."""
+    from mctslab.harness.game import replay
 
     return _game(row["agent_seeds"][0], replay(row), row["move_seconds"])
 
@@ -154,7 +154,7 @@ def run_score(
     """Play games ``0..n_games−1`` of one-player ``game`` by ``agent_spec`` into ``store``
     (resuming: stored games are not played again) and return them all. A game with more than
     one player is refused (:class:`~mctslab.errors.MctslabError`)."""
-    from mctslab.harness.arena import canonical_specs, play_run
+    from mctslab.harness.schedule import canonical_specs, play_run
 
     names, spec, _ = canonical_specs(game, agent_spec, "")
     run_id, done, resumed, _ = play_run(

@@ -195,7 +195,7 @@ class ResultsStore:
 
     # -- games -----------------------------------------------------------------------------------
     def add_game(self, run_id: int, row: dict) -> bool:
-        """Store one finished game (a dict as :func:`mctslab.harness.arena.play_task` returns);
+        """Store one finished game (a dict as :func:`mctslab.harness.game.play_task` returns);
         False if
         that game index was already stored (nothing changes)."""
         from mctslab import __version__

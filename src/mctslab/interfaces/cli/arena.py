@@ -72,7 +72,7 @@ def match(game_spec, agent_a, agent_b, n_games, seed, db, workers, backend, addr
     games. Prints A's score ± 2σ (the NoGo paper's form), the Wilson 95% interval, the Elo
     difference with its 95% interval and the likelihood of superiority.
     """
-    from mctslab.harness.arena import run_match
+    from mctslab.harness.schedule import run_match
     from mctslab.harness.store import ResultsStore
 
     test = _parse_sprt(sprt) if sprt else None
@@ -228,7 +228,8 @@ def demo(n_games, seed, db, workers):
 
 def _demo_match(store, n_games, seed, workers) -> None:
     from mctslab.agents import make_agent
-    from mctslab.harness.arena import play_game, run_match
+    from mctslab.harness.game import play_game
+    from mctslab.harness.schedule import run_match
 
     game = mctslab.load_game(DEMO_GAME)
     console.rule(f"one game of {game.spec.spec_string}: {DEMO_A} (black) vs {DEMO_B} (white)")
@@ -269,7 +270,7 @@ def results():
 @click.argument("db")
 def results_show(db):
     """One line per run in DB: the agents, games stored and A's score."""
-    from mctslab.harness.arena import summarise_scores
+    from mctslab.harness.match import summarise_scores
     from mctslab.harness.store import ResultsStore
 
     _must_exist(db)
@@ -404,7 +405,7 @@ def experiment_run(name, scale, db, out, n_games, seed, workers, backend, addres
 
 def _run_experiment(exp, store, db, out_dir, workers, backend, address, n_games, seed, command):
     from mctslab.harness import experiments as ex
-    from mctslab.harness.experiments.runner import describe_run, markdown
+    from mctslab.harness.experiments.report import describe_run, markdown
 
     t0 = time.perf_counter()
     console.rule(f"experiment {exp.name} ({exp.scale}): {exp.title}")

@@ -67,7 +67,7 @@ class _Human:
     def reset(self) -> None:
         pass
 
-    def step(self, state) -> int:
+    def step(self, state, budget=None) -> int:
         player = state.current_player()
         while True:
             try:
@@ -112,7 +112,7 @@ def play(game_spec, first, second, seed, solo):
     Agents are specs such as 'random', 'flat(sims=1000)' or 'mcts(sims=10000,c=0.7)'
     (see `mctslab agents`). A one-player game (2048) takes --agent (default: as --black).
     """
-    from mctslab.harness.arena import play_game
+    from mctslab.harness.game import play_game
 
     game = mctslab.load_game(game_spec)
     if game.spec.num_players == 1:
