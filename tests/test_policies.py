@@ -11,9 +11,12 @@ from mctslab.errors import SpecError
 from mctslab.games import hex_policies, nogo_policies
 from mctslab.kernels.rng import seed_state
 from mctslab.search import Uct, UctConfig
-from mctslab.search import uct_template as template
 from mctslab.search.budget import Budget
+from mctslab.search.enhancements.lgrf import lgrf_update
+from mctslab.search.enhancements.poolrave import pool_rebuild
+from mctslab.search.enhancements.qbr import qbr_adjust
 from mctslab.search.playouts import common
+from mctslab.search.records import N_QSTATS
 
 
 def nf(game, text, player, two_sided=False):
@@ -105,19 +108,15 @@ def hex_state(game, moves):
     return state
 
 
-def first_playout_move(game, state, seed, **pol_keys):
-    pol = np.zeros(common.N_PL, dtype=np.int64)
-    pol[common.PL_NA] = game.spec.num_distinct_actions
-    pol[common.PL_NP] = 2
-    for key, value in pol_keys.items():
-        pol[getattr(common, key)] = value
+def first_playout_move(game, state, seed, **keys):
+    na = game.spec.num_distinct_actions
+    params = common.playout_params(num_actions=na, num_players=2, **keys)
     s = state.array.copy()
     moves = np.zeros(2 * game.spec.max_game_length + 2, dtype=np.int32)
     out = np.zeros(2)
-    ptab = np.zeros(0, dtype=np.int32)
-    pf = np.zeros(common.N_PF)
+    stats = common.policy_stats(2, na)
     _, _ = hex_policies.policy_playout(
-        game.consts, s, seed_state(seed), moves, out, -1, pol, ptab, pf
+        game.consts, s, seed_state(seed), moves, out, -1, params, stats
     )
     return int(moves[1]), out
 
@@ -129,7 +128,7 @@ def test_hex_one_move_win_is_taken():
     state = hex_state(game, [1, 3, 5, 7, 9, 11])
     assert hex_policies.winning_cell(game.consts, state.array.copy(), 0) == 12
     for seed in range(20):
-        move, out = first_playout_move(game, state, seed, PL_DECISIVE=1)
+        move, out = first_playout_move(game, state, seed, decisive=True)
         assert move in (12, 13) and out[0] == 1.0
     moves = {first_playout_move(game, state, seed)[0] for seed in range(40)}
     assert len(moves) > 2  # uniform playouts do not always take it
@@ -142,7 +141,7 @@ def test_hex_opponent_one_move_win_is_blocked():
     assert state.current_player() == 1
     assert hex_policies.winning_cell(game.consts, state.array.copy(), 1) == -1
     for seed in range(20):
-        assert first_playout_move(game, state, seed, PL_DECISIVE=1, PL_ANTI=1)[0] == 13
+        assert first_playout_move(game, state, seed, decisive=True, anti=True)[0] == 13
 
 
 def test_lgrf_table_after_a_won_and_a_lost_playout():
@@ -153,14 +152,14 @@ def test_lgrf_table_after_a_won_and_a_lost_playout():
     path_player = np.array([0, 1], dtype=np.int32)
     # won by Black: Black 3 (tree), White 5, Black 7, White 2 (playout)
     moves = np.array([1, 5, 0, 7, 1, 2], dtype=np.int32)
-    template.lgrf_update(ptab, na, path, path_player, action, 1, moves, 3, np.array([1.0, 0.0]))
+    lgrf_update(ptab, na, path, path_player, action, 1, moves, 3, np.array([1.0, 0.0]))
     expect = np.full(2 * na, -1)
     expect[0 * na + 5] = 7  # Black's good reply to White's 5
     assert ptab.tolist() == expect.tolist()  # White lost: nothing stored for White
     # lost by Black: Black 1, White 5, Black 7 (all playout): White's reply 5 to 1 is stored,
     # Black's reply 7 to 5 lost and is forgotten
     moves = np.array([0, 1, 1, 5, 0, 7], dtype=np.int32)
-    template.lgrf_update(ptab, na, path, path_player, action, 0, moves, 3, np.array([0.0, 1.0]))
+    lgrf_update(ptab, na, path, path_player, action, 0, moves, 3, np.array([0.0, 1.0]))
     expect[0 * na + 5] = -1
     expect[1 * na + 1] = 5
     assert ptab.tolist() == expect.tolist()
@@ -168,18 +167,16 @@ def test_lgrf_table_after_a_won_and_a_lost_playout():
 
 def test_pool_contents_are_the_best_root_amaf_moves():
     na, k = 5, 2
-    pol = np.zeros(common.N_PL, dtype=np.int64)
-    pol[common.PL_NA], pol[common.PL_NP], pol[common.PL_POOL_K] = na, 2, k
-    ptab = np.full(common.ptab_size(2, na, False, k), -1, dtype=np.int32)
-    pstat = np.zeros(4 * na)
+    stats = common.policy_stats(2, na, pool_k=k)
+    pstat = stats.pool_amaf
     pstat[:na] = [1, 1, 1, 0, 2]  # Black's counts and means
     pstat[2 * na : 3 * na] = [0.2, 0.9, 0.5, 0.0, 0.7]
     pstat[na + 2] = 1  # White played only action 2
     pstat[3 * na + 2] = 0.3
-    template.pool_rebuild(pstat, ptab, pol, 2)
-    pools = ptab[2 * na :]
+    pool_rebuild(pstat, stats.pools, stats.pool_sizes, na, k, 2)
+    pools = stats.pools
     assert pools[:k].tolist() == [1, 4]  # Black's best two means among played moves
-    assert pools[k] == 2 and pools[2 * k : 2 * k + 2].tolist() == [2, 1]  # White: 1 move
+    assert stats.pool_sizes.tolist() == [2, 1] and pools[k] == 2  # White: 1 move
 
     # In a search, the pool statistics are the AMAF statistics of the root for the root player.
     game = mctslab.load_game("nogo(size=5)")
@@ -187,34 +184,34 @@ def test_pool_contents_are_the_best_root_amaf_moves():
     uct.search(game.new_initial_state(), Budget(sims=16 * 20))
     kids = list(uct.tree.children(0))
     acts = uct.tree.action[kids]
-    assert uct.pstat[acts].tolist() == uct.tree.amaf_n[kids].tolist()
-    means = uct.pstat[2 * 25 + acts]
+    assert uct.stats.pool_amaf[acts].tolist() == uct.tree.amaf_n[kids].tolist()
+    means = uct.stats.pool_amaf[2 * 25 + acts]
     np.testing.assert_allclose(means, uct.tree.amaf_v[kids], atol=1e-6)
     best = sorted(range(len(acts)), key=lambda j: (-means[j], acts[j]))[:3]
-    assert uct.ptab[2 * 25 : 2 * 25 + 3].tolist() == [int(acts[j]) for j in best]
+    assert uct.stats.pools[:3].tolist() == [int(acts[j]) for j in best]
 
 
 def test_qbr_bonuses_by_hand():
-    q = np.zeros(2 * template.N_QSTATS)
+    q = np.zeros(2 * N_QSTATS)
     q[0:3] = [4, 10.0, 16.0]  # Black's won lengths: 4 samples, mean 10, sigma sqrt(16/4) = 2
     q[3:6] = [4, 5.0, 4.0]  # Black's qualities: mean 5, sigma 1
     w = np.array([1.0, 0.0])
-    template.qbr_adjust(q, w, 8.0, 6.0, 0.25, 1.4, 2)
+    qbr_adjust(q, w, 8.0, 6.0, 0.25, 1.4, 2)
     b = -1 + 2 / (1 + math.exp(-1.4 * 1.0))  # lambda_r = (10 - 8) / 2 = 1, lambda_q = 1
     assert w[0] == pytest.approx(1 + 0.25 * 2 * b / 2)
     assert w[1] == pytest.approx(-0.25 * 2 * b / 2)
     assert q[0:3].tolist() == pytest.approx([5, 9.6, 16 + (8 - 10) * (8 - 9.6)])
     # a draw changes nothing
     w = np.array([0.5, 0.5])
-    template.qbr_adjust(q, w, 8.0, 6.0, 0.25, 1.4, 2)
+    qbr_adjust(q, w, 8.0, 6.0, 0.25, 1.4, 2)
     assert w.tolist() == [0.5, 0.5] and q[0] == 5
 
 
 def test_policies_allocated_only_when_used_and_bad_base_named():
     game = mctslab.load_game("hex(size=5)")
     plain = Uct(game, UctConfig(), seed=1)
-    assert plain.ptab.shape == (0,) and plain.pstat.shape == (0,) and plain.qstats.shape == (0,)
-    assert plain.iparams[template.P_POLICY] == 0
+    assert all(a.shape == (0,) for a in plain.stats)
+    assert not plain.params.policy
     with pytest.raises(SpecError, match=r"playout=nf is not available.*allowed: uniform"):
         Uct(game, UctConfig(playout="nf"), seed=1)
 
@@ -262,9 +259,9 @@ def test_hex_fill_playout_plays_the_stored_reply_and_finds_the_winner():
     game = mctslab.load_game("hex(size=5)")
     state = hex_state(game, [12])  # Black in the centre; White to move
     na = game.spec.num_distinct_actions
-    pol = np.zeros(common.N_PL, dtype=np.int64)
-    pol[common.PL_NA], pol[common.PL_NP], pol[common.PL_LGRF] = na, 2, 1
-    ptab = np.full(common.ptab_size(2, na, True, 0), -1, dtype=np.int32)
+    params = common.playout_params(lgrf=True, num_actions=na, num_players=2)
+    stats = common.policy_stats(2, na, lgrf=True)
+    ptab = stats.replies
     ptab[1 * na + 12] = 7  # White's stored reply to 12
     ptab[0 * na + 7] = 17  # Black's stored reply to 7
     for seed in range(10):
@@ -272,7 +269,7 @@ def test_hex_fill_playout_plays_the_stored_reply_and_finds_the_winner():
         moves = np.zeros(2 * game.spec.max_game_length + 2, dtype=np.int32)
         out = np.zeros(2)
         n, _ = hex_policies.policy_playout(
-            game.consts, s, seed_state(seed), moves, out, 12, pol, ptab, np.zeros(common.N_PF)
+            game.consts, s, seed_state(seed), moves, out, 12, params, stats
         )
         assert n == 24 and moves[1] == 7 and moves[3] == 17
         replay = state.clone()  # the same moves one by one: the same winner

@@ -12,7 +12,12 @@ import pytest
 
 from mctslab.search import Uct, UctConfig
 from mctslab.search.budget import Budget
-from mctslab.search.uct_template import RAVE_ARTICLE, RAVE_GELLY_SILVER, RAVE_PAPER, rave_beta
+from mctslab.search.enhancements.selection import (
+    RAVE_ARTICLE,
+    RAVE_GELLY_SILVER,
+    RAVE_PAPER,
+    rave_beta,
+)
 from search_tree_game import TreeGame
 from test_search_trace import TREE, node
 

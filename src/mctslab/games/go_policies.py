@@ -11,25 +11,21 @@ from mctslab.games import go_kernels
 from mctslab.games.go_playouts import go_style_playout
 from mctslab.kernels import codegen
 from mctslab.search.playouts import policy_template as generic
-from mctslab.search.playouts.common import (
-    BASE_GO,
-    PL_ANTI,
-    PL_BASE,
-    PL_DECISIVE,
-    PL_LGRF,
-    PL_POOL_K,
-)
+from mctslab.search.playouts.common import BASE_UNIFORM
 
 _generic = codegen.specialize(generic, go_kernels)
-BASES = frozenset({"uniform", "go"})
+#: the MoGo-style playout
+BASE_GO = 1
+#: the base policies this module implements, name -> id (``PlayoutParams.base``)
+BASES = {"uniform": BASE_UNIFORM, "go": BASE_GO}
 
 
 @njit(cache=True)
-def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
-    """The Go-style playout for ``pol[PL_BASE] == BASE_GO``, else the generic one."""
-    if pol[PL_BASE] != BASE_GO:
-        return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
-    if pol[PL_DECISIVE] or pol[PL_ANTI] or pol[PL_LGRF] or pol[PL_POOL_K]:
+def policy_playout(consts, state, rng, moves, out, last, params, stats):
+    """The Go-style playout for ``params.base == BASE_GO``, else the generic one."""
+    if params.base != BASE_GO:
+        return _generic.policy_playout(consts, state, rng, moves, out, last, params, stats)
+    if params.decisive or params.anti or params.lgrf or params.pool_k:
         raise ValueError("playout=go takes no decisive, antidecisive, lgrf or pool modifier")
     return go_style_playout(consts, state, rng, moves, out)
 

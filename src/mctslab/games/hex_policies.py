@@ -47,10 +47,11 @@ from mctslab.games.hex_kernels import (
 from mctslab.kernels import codegen
 from mctslab.kernels.rng import below
 from mctslab.search.playouts import policy_template as generic
-from mctslab.search.playouts.common import PL_ANTI, PL_DECISIVE, PL_LENGTH, lgr_reply, pool_move
+from mctslab.search.playouts.common import BASE_UNIFORM, lgr_reply, pool_move
 
 _generic = codegen.specialize(generic, hex_kernels)
-BASES = frozenset({"uniform"})
+#: the base policies this module implements, name -> id (``PlayoutParams.base``)
+BASES = {"uniform": BASE_UNIFORM}
 
 
 @njit(inline="always")
@@ -104,7 +105,7 @@ def _first_win(consts, state, player, cells, k, stones):
 
 
 @njit(cache=True)
-def _fill_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+def _fill_playout(consts, state, rng, moves, out, last, params, stats):
     """The random fill with LGRF and PoolRAVE moves first (module doc)."""
     n_cells = consts[C_N]
     cells = np.empty(n_cells, dtype=np.int64)
@@ -118,11 +119,11 @@ def _fill_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
     p = np.int64(state[S_TO_MOVE])
     for i in range(k):
         j = -1
-        r = lgr_reply(ptab, pol, p, last)
+        r = lgr_reply(stats, params, p, last)
         if r >= 0 and r < n_cells and pos[r] >= i:
             j = pos[r]
         if j < 0:
-            rng, r = pool_move(ptab, pol, pf, p, rng)
+            rng, r = pool_move(stats, params, p, rng)
             if r >= 0 and r < n_cells and pos[r] >= i:
                 j = pos[r]
         if j < 0:
@@ -146,16 +147,16 @@ def _fill_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
 
 
 @njit(cache=True)
-def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+def policy_playout(consts, state, rng, moves, out, last, params, stats):
     """Play to the win with the configured policy (see the module doc); ``random_playout``'s
-    contract plus ``last`` and the policy arrays (:mod:`mctslab.search.playouts.common`)."""
+    contract plus ``last`` and the policy records (:mod:`mctslab.search.playouts.common`)."""
     if consts[C_SWAP] != 0 and state[S_COUNT] <= 1:
-        return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+        return _generic.policy_playout(consts, state, rng, moves, out, last, params, stats)
     if state[S_WINNER] >= 0:
         returns(consts, state, out)
         return 0, rng
-    if pol[PL_DECISIVE] == 0 and pol[PL_ANTI] == 0 and pol[PL_LENGTH] == 0:
-        return _fill_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+    if not params.decisive and not params.anti and not params.length:
+        return _fill_playout(consts, state, rng, moves, out, last, params, stats)
     n_cells = consts[C_N]
     cells = np.empty(n_cells, dtype=np.int64)
     pos = np.full(n_cells, -1, dtype=np.int64)
@@ -169,8 +170,8 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
             k += 1
         else:
             stones[v - 1] += 1
-    decisive = pol[PL_DECISIVE] != 0
-    anti = pol[PL_ANTI] != 0
+    decisive = params.decisive
+    anti = params.anti
     n = 0
     while state[S_WINNER] < 0:
         p = np.int64(state[S_TO_MOVE])
@@ -180,11 +181,11 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
         if a < 0 and anti:
             a = _first_win(consts, state, 1 - p, cells, k, stones)
         if a < 0:
-            r = lgr_reply(ptab, pol, p, last)
+            r = lgr_reply(stats, params, p, last)
             if r >= 0 and state[B + r] == EMPTY:
                 a = r
         if a < 0:
-            rng, r = pool_move(ptab, pol, pf, p, rng)
+            rng, r = pool_move(stats, params, p, rng)
             if r >= 0 and r < n_cells and state[B + r] == EMPTY:
                 a = r
         if a < 0:

@@ -13,17 +13,20 @@ from numba import njit
 from mctslab.games import nim_kernels
 from mctslab.kernels import codegen
 from mctslab.search.playouts import policy_template as generic
-from mctslab.search.playouts.common import BASE_STRATEGIC, PL_BASE
+from mctslab.search.playouts.common import BASE_UNIFORM
 
 _generic = codegen.specialize(generic, nim_kernels)
-BASES = frozenset({"uniform", "strategic"})
+#: the report's strategic playout (leave a multiple of K + 1)
+BASE_STRATEGIC = 1
+#: the base policies this module implements, name -> id (``PlayoutParams.base``)
+BASES = {"uniform": BASE_UNIFORM, "strategic": BASE_STRATEGIC}
 
 
 @njit(cache=True)
-def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
-    """The strategic playout for ``pol[PL_BASE] == BASE_STRATEGIC``, else the generic one."""
-    if pol[PL_BASE] != BASE_STRATEGIC:
-        return _generic.policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf)
+def policy_playout(consts, state, rng, moves, out, last, params, stats):
+    """The strategic playout for ``params.base == BASE_STRATEGIC``, else the generic one."""
+    if params.base != BASE_STRATEGIC:
+        return _generic.policy_playout(consts, state, rng, moves, out, last, params, stats)
     return nim_kernels.playout(consts, state, rng, moves, out, True)
 
 

@@ -54,20 +54,21 @@ from mctslab.games.nogo_kernels import (
     returns,
 )
 from mctslab.kernels.rng import below
-from mctslab.search.playouts.common import (
-    BASE_GO,
-    BASE_NAIVE,
-    BASE_NF,
-    BASE_NF2,
-    PL_BASE,
-    PL_DECISIVE,
-    PL_LGRF,
-    PL_POOL_K,
-    lgr_reply,
-    pool_move,
-)
+from mctslab.search.playouts.common import BASE_UNIFORM, lgr_reply, pool_move
 
-BASES = frozenset({"uniform", "naive", "nf", "nf2", "go"})
+# Base policies (the module doc): ids of ``PlayoutParams.base``.
+BASE_NAIVE = 1
+BASE_NF = 2
+BASE_NF2 = 3
+BASE_GO = 4
+#: the base policies this module implements, name -> id
+BASES = {
+    "uniform": BASE_UNIFORM,
+    "naive": BASE_NAIVE,
+    "nf": BASE_NF,
+    "nf2": BASE_NF2,
+    "go": BASE_GO,
+}
 
 
 @njit(inline="always")
@@ -339,19 +340,19 @@ def decisive_point(consts, state, c):
 
 
 @njit(cache=True)
-def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+def policy_playout(consts, state, rng, moves, out, last, params, stats):
     """Play to the end with the configured policy (see the module doc); ``random_playout``'s
-    contract plus ``last`` and the policy arrays (:mod:`mctslab.search.playouts.common`)."""
-    if pol[PL_BASE] == BASE_GO:
-        if pol[PL_DECISIVE] or pol[PL_LGRF] or pol[PL_POOL_K]:
+    contract plus ``last`` and the policy records (:mod:`mctslab.search.playouts.common`)."""
+    if params.base == BASE_GO:
+        if params.decisive or params.lgrf or params.pool_k:
             raise ValueError("playout=go takes no decisive, lgrf or pool modifier")
         return nogo_go_style_playout(consts, state, rng, moves, out, last)
     w = consts[C_W]
     pp = consts[C_P]
     nn = consts[C_N]
     a0 = C_TABLES + nn
-    base_policy = pol[PL_BASE]
-    decisive = pol[PL_DECISIVE] != 0
+    base_policy = params.base
+    decisive = params.decisive
     gbuf = np.zeros(16, dtype=np.int64)
     aff = np.empty(pp, dtype=np.int64)
     seen = np.zeros(pp, dtype=np.int64)
@@ -365,11 +366,11 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
             if decisive:
                 found = _decisive(consts, state, gbuf, c)
             if found < 0:
-                r = lgr_reply(ptab, pol, c, last)
+                r = lgr_reply(stats, params, c, last)
                 if r >= 0 and _is_legal(state, consts[C_TABLES + r], col, w, pp):
                     found = consts[C_TABLES + r]
             if found < 0:
-                rng, r = pool_move(ptab, pol, pf, c, rng)
+                rng, r = pool_move(stats, params, c, rng)
                 if r >= 0 and _is_legal(state, consts[C_TABLES + r], col, w, pp):
                     found = consts[C_TABLES + r]
             if found < 0:

@@ -1,6 +1,6 @@
 """Flat Monte Carlo (Abramson 1990; the slides' first method): uniform random playouts after
 each root move in turn, then the move with the best mean. The compiled part is
-:func:`template.flat`."""
+:func:`mctslab.search.flat_template.flat`, specialised per game."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
 from mctslab.kernels import codegen
 from mctslab.kernels.rng import as_state, seed_state
-from mctslab.search import playouts
-from mctslab.search import uct_template as template
+from mctslab.search import flat_template
 from mctslab.search.budget import Budget, run_budget
+from mctslab.search.options import UctConfig
 from mctslab.search.result import SearchResult, first_decision_state
+from mctslab.search.uct import uct_params
 
 
 class Flat:
@@ -23,17 +24,9 @@ class Flat:
 
     def __init__(self, game: Game, seed: int):
         self.game = game
-        policies = playouts.policies_for(game.kernels)
-        self.kernels = codegen.specialize(template, game.kernels, policies)
-        spec = game.spec
-        self.fparams = np.zeros(template.N_FPARAMS, dtype=np.float64)
-        self.fparams[template.F_MIN_UTILITY] = spec.min_utility
-        self.fparams[template.F_MAX_UTILITY] = (
-            spec.max_utility if spec.max_utility > spec.min_utility else spec.min_utility + 1.0
-        )
-        self.iparams = np.zeros(template.N_IPARAMS, dtype=np.int64)
-        self.iparams[template.P_NUM_PLAYERS] = spec.num_players
-        self.iparams[template.P_MAX_LENGTH] = spec.max_game_length
+        self.kernels = codegen.specialize(flat_template, game.kernels)
+        #: the UCT record (only ``lo``, ``span``, ``num_players`` and ``max_length`` are read)
+        self.params = uct_params(UctConfig(), game.spec, solver=False, chance_tree=False)
         self.rng = seed_state(seed)
         state = first_decision_state(game)
         if state is not None:  # load (or compile) the kernel now, not in the first timed search
@@ -58,8 +51,7 @@ class Flat:
                 values,
                 start,
                 n,
-                self.fparams,
-                self.iparams,
+                self.params,
                 rng,
             )
         )

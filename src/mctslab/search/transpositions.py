@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.kernels.rng import seed_state
+from mctslab.search.records import TableArrays
 from mctslab.search.solve_template import zobrist_table
 
 #: Slots examined by a lookup or an insertion.
@@ -74,9 +75,9 @@ class ProvenTable:
         self.vals[:] = EMPTY
         self.used = 0
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays, in the search kernel's argument order."""
-        return self.keys, self.vals, self.mult
+    def arrays(self) -> TableArrays:
+        """The arrays, as the search kernels' record."""
+        return TableArrays(self.keys, self.vals, self.mult)
 
 
 @njit(cache=True)

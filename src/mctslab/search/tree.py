@@ -41,6 +41,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mctslab.search.records import TreeArrays
+
 #: ``first_child`` of a node that is not expanded.
 NO_CHILD = -1
 #: ``parent`` of the root.
@@ -159,9 +161,9 @@ class Tree:
             return self.used
         return 1 + int(np.count_nonzero(self.visits[1 : self.used]))
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """Every per-node array, in the kernels' argument order."""
-        return (
+    def arrays(self) -> TreeArrays:
+        """Every per-node array, as the kernels' record."""
+        return TreeArrays(
             self.first_child,
             self.num_children,
             self.action,
@@ -181,21 +183,56 @@ class Tree:
         so children stay contiguous); every other node is freed."""
         order = np.empty(self.used, dtype=np.int32)
         new_first = np.empty(self.used, dtype=np.int32)
-        self.used = int(_compact(*self.arrays(), node, order, new_first))
+        self.used = int(_compact(self.arrays(), node, order, new_first))
         self.parent[ROOT] = NO_PARENT
         self.action[ROOT] = -1
         self.proven[ROOT] = UNPROVEN  # the root's status is recomputed from its children
 
 
 @njit(cache=True)
-def _compact(
-    first_child, num_children, action, parent, visits, value, proven, value_sq, amaf_n, amaf_v,
-    prob, exact, new_root, order, new_first,
-):  # fmt: skip
-    """Move the subtree of ``new_root`` to slots ``0..k-1`` in breadth-first order; return k.
+def new_children(t, node, fc, k, labels, tuned, rave):
+    """Make ``fc .. fc+k-1`` the children of ``node`` in the tree ``t`` (a :class:`TreeArrays`),
+    labelled ``labels[:k]`` (actions, or chance outcomes), with empty statistics (``value_sq``
+    too when ``tuned``, the AMAF arrays when ``rave``)."""
+    first_child = t.first_child
+    num_children = t.num_children
+    first_child[node] = fc
+    num_children[node] = k
+    for j in range(k):
+        i = fc + j
+        first_child[i] = NO_CHILD
+        num_children[i] = 0
+        t.action[i] = labels[j]
+        t.parent[i] = node
+        t.visits[i] = 0
+        t.value[i] = 0.0
+        t.proven[i] = UNPROVEN
+        if tuned:
+            t.value_sq[i] = 0.0
+        if rave:
+            t.amaf_n[i] = 0
+            t.amaf_v[i] = 0.0
+
+
+@njit(cache=True)
+def _compact(t, new_root, order, new_first):
+    """Move the subtree of ``new_root`` in the tree ``t`` (a :class:`TreeArrays`) to slots
+    ``0..k-1`` in breadth-first order; return k.
 
     ``order[h]`` is the old index of new slot ``h``; ``new_first[h]`` its new first child.
     """
+    first_child = t.first_child
+    num_children = t.num_children
+    action = t.action
+    parent = t.parent
+    visits = t.visits
+    value = t.value
+    proven = t.proven
+    value_sq = t.value_sq
+    amaf_n = t.amaf_n
+    amaf_v = t.amaf_v
+    prob = t.prob
+    exact = t.exact
     order[0] = new_root
     k = 1
     head = 0

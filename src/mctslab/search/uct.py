@@ -1,5 +1,6 @@
 """The UCT-family search behind the ``mcts`` agent: configuration, the tree it keeps between
-moves, the budget loop and the final-move rules. The compiled part is :func:`template.uct`."""
+moves, the budget loop and the final-move rules. The compiled part is :func:`template.uct`, which
+takes the records built here (:mod:`mctslab.search.records`) from :class:`UctConfig`."""
 
 from __future__ import annotations
 
@@ -15,26 +16,65 @@ from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import playouts
 from mctslab.search import uct_template as template
 from mctslab.search.budget import Budget, run_budget
+from mctslab.search.enhancements import selection
 from mctslab.search.options import UctConfig
-from mctslab.search.playouts import common as pc
+from mctslab.search.records import (
+    C_ROOT_PROVEN,
+    C_TT_USED,
+    C_USED,
+    N_COUNTERS,
+    UctParams,
+    playout_params,
+    policy_stats,
+)
 from mctslab.search.result import SearchResult, depth_summary, first_decision_state
 from mctslab.search.transpositions import ProvenTable
 from mctslab.search.tree import MAX_ACTIONS, PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
 
 FORMULAS = {
-    "slides": template.SLIDES,
-    "paper": template.PAPER,
-    "book": template.BOOK,
-    "ucb1tuned": template.UCB1_TUNED,
+    "slides": selection.SLIDES,
+    "paper": selection.PAPER,
+    "book": selection.BOOK,
+    "ucb1tuned": selection.UCB1_TUNED,
 }
 LEAVES = {"playout": template.LEAF_PLAYOUT, "coin": template.LEAF_COIN}
 CHANCE_MODES = {"sampled": template.CHANCE_SAMPLED, "expanded": template.CHANCE_EXPANDED}
 RAVE_SCHEDULES = {
-    "off": template.RAVE_OFF,
-    "paper": template.RAVE_PAPER,
-    "gelly_silver": template.RAVE_GELLY_SILVER,
-    "article": template.RAVE_ARTICLE,
+    "off": selection.RAVE_OFF,
+    "paper": selection.RAVE_PAPER,
+    "gelly_silver": selection.RAVE_GELLY_SILVER,
+    "article": selection.RAVE_ARTICLE,
 }
+
+
+def uct_params(config: UctConfig, spec, solver: bool, chance_tree: bool) -> UctParams:
+    """The kernel's scalar parameters from ``config`` and the game's ``spec`` (every field of one
+    Python type, so that the kernel compiles once per game)."""
+    lo = float(spec.min_utility)
+    hi = float(spec.max_utility) if spec.max_utility > spec.min_utility else lo + 1.0
+    return UctParams(
+        c=float(config.c),
+        lo=lo,
+        span=hi - lo,
+        formula=FORMULAS[config.formula],
+        z=int(config.z),
+        expand_all=bool(config.expand_all),
+        solver=bool(solver),
+        leaf=LEAVES[config.leaf],
+        num_players=int(spec.num_players),
+        num_actions=int(spec.num_distinct_actions),
+        max_length=int(spec.max_game_length),
+        rave=RAVE_SCHEDULES[config.rave],
+        rave_k=float(config.rave_k),
+        rave_b=float(config.rave_b),
+        policy=bool(config.uses_policy),
+        qbr=bool(config.qbr),
+        qbr_a=float(config.qbr_a),
+        qbr_k=float(config.qbr_k),
+        chance=CHANCE_MODES[config.chance] if chance_tree else template.CHANCE_OFF,
+        num_chance=int(spec.num_chance_outcomes),
+        exact=int(config.exact),
+    )
 
 
 class Uct:
@@ -50,7 +90,7 @@ class Uct:
         # constant; in other games there is nothing it could prove.
         self.solver = config.solver and spec.num_players == 2 and spec.utility_sum is not None
         policies = playouts.policies_for(game.kernels)
-        playouts.check_base(policies, config.playout, spec.spec_string)
+        base = playouts.check_base(policies, config.playout, spec.spec_string)
         self.kernels = codegen.specialize(template, game.kernels, policies)
         chance_tree = config.chance != "playout" and spec.num_chance_outcomes > 0
         self.tree = Tree(
@@ -64,75 +104,44 @@ class Uct:
         self.table = ProvenTable(
             slots if self.solver and config.transpositions else 0, spec.state_size
         )
-        self.fparams = np.zeros(template.N_FPARAMS, dtype=np.float64)
-        self.fparams[template.F_C] = config.c
-        self.fparams[template.F_MIN_UTILITY] = spec.min_utility
-        self.fparams[template.F_MAX_UTILITY] = (
-            spec.max_utility if spec.max_utility > spec.min_utility else spec.min_utility + 1.0
-        )
-        self.iparams = np.zeros(template.N_IPARAMS, dtype=np.int64)
-        self.iparams[template.P_FORMULA] = FORMULAS[config.formula]
-        self.iparams[template.P_Z] = config.z
-        self.iparams[template.P_EXPAND_ALL] = config.expand_all
-        self.iparams[template.P_SOLVER] = self.solver
-        self.iparams[template.P_LEAF] = LEAVES[config.leaf]
-        self.iparams[template.P_NUM_PLAYERS] = spec.num_players
-        self.iparams[template.P_NUM_ACTIONS] = spec.num_distinct_actions
-        self.iparams[template.P_MAX_LENGTH] = spec.max_game_length
-        self.fparams[template.F_RAVE_K] = config.rave_k
-        self.fparams[template.F_RAVE_B] = config.rave_b
-        self.fparams[template.F_QBR_A] = config.qbr_a
-        self.fparams[template.F_QBR_K] = config.qbr_k
-        self.iparams[template.P_RAVE] = RAVE_SCHEDULES[config.rave]
-        self.iparams[template.P_POLICY] = config.uses_policy
-        self.iparams[template.P_QBR] = config.qbr
         if chance_tree and (config.rave != "off" or config.lgrf or config.pool > 0):
             raise SpecError(
                 f"{spec.spec_string} has chance events: RAVE, LGRF and PoolRAVE need "
                 "chance=playout (they read the tree path as alternating moves)"
             )
-        self.iparams[template.P_CHANCE_TREE] = (
-            template.CHANCE_OFF if not chance_tree else CHANCE_MODES[config.chance]
-        )
-        self.iparams[template.P_NUM_CHANCE] = spec.num_chance_outcomes
         if config.exact > 0 and not self.solver:
             raise SpecError(
                 f"exact={config.exact} needs the solver (solver=true) in a two-player game with "
                 f"a constant utility sum; {spec.spec_string} with solver={config.solver} has none"
             )
-        self.iparams[template.P_EXACT] = config.exact
-        self._init_policy(spec)
-        self.counters = np.zeros(template.N_COUNTERS, dtype=np.int64)
+        self.params = uct_params(config, spec, self.solver, chance_tree)
+        players, actions = spec.num_players, spec.num_distinct_actions
+        #: the playout policy (:mod:`mctslab.search.playouts`)
+        self.playout = playout_params(
+            base=base,
+            decisive=config.decisive,
+            anti=config.antidecisive,
+            lgrf=config.lgrf,
+            pool_k=config.pool,
+            pool_p=config.pool_p,
+            num_actions=actions,
+            num_players=players,
+            length=config.qbr,
+        )
+        #: what the enhancements learn, each array only as large as its enhancement needs
+        self.stats = policy_stats(players, actions, config.lgrf, config.pool, config.qbr)
+        self.counters = np.zeros(N_COUNTERS, dtype=np.int64)
         self.rng = seed_state(seed)
         self._root: State | None = None  # the position the tree's root stands for
         self._warm_up()
 
-    def _init_policy(self, spec) -> None:
-        """The playout-policy arrays (:mod:`mctslab.search.playouts.common`), each allocated only as
-        large as the strategies that are on need."""
-        config = self.config
-        players, actions = spec.num_players, spec.num_distinct_actions
-        self.pol = np.zeros(pc.N_PL, dtype=np.int64)
-        self.pol[pc.PL_BASE] = pc.BASE_NAMES[config.playout]
-        self.pol[pc.PL_DECISIVE] = config.decisive
-        self.pol[pc.PL_ANTI] = config.antidecisive
-        self.pol[pc.PL_LGRF] = config.lgrf
-        self.pol[pc.PL_POOL_K] = config.pool
-        self.pol[pc.PL_NA] = actions
-        self.pol[pc.PL_NP] = players
-        self.pol[pc.PL_LENGTH] = config.qbr
-        self.pf = np.zeros(pc.N_PF, dtype=np.float64)
-        self.pf[pc.PF_POOL_P] = config.pool_p
-        self.ptab = np.full(
-            pc.ptab_size(players, actions, config.lgrf, config.pool), -1, dtype=np.int32
-        )
-        self.pstat = np.zeros(2 * players * actions if config.pool else 0, dtype=np.float64)
-        self.qstats = np.zeros(template.N_QSTATS * players if config.qbr else 0, np.float64)
-
     def _clear_policy(self) -> None:
-        self.ptab[:] = -1
-        self.pstat[:] = 0.0
-        self.qstats[:] = 0.0
+        stats = self.stats
+        stats.replies[:] = -1
+        stats.pools[:] = -1
+        stats.pool_sizes[:] = 0
+        stats.pool_amaf[:] = 0.0
+        stats.qbr[:] = 0.0
 
     def _warm_up(self) -> None:
         """Load (or compile) the kernels now, so that the first timed search does not pay."""
@@ -152,16 +161,15 @@ class Uct:
 
     def run(self, root: np.ndarray, n: int, depth_hist: np.ndarray) -> int:
         """Run up to ``n`` simulations from the root state ``root`` on the current tree."""
-        self.counters[template.C_USED] = self.tree.used
-        self.counters[template.C_TT_USED] = self.table.used
+        self.counters[C_USED] = self.tree.used
+        self.counters[C_TT_USED] = self.table.used
         ran, rng = self.kernels.uct(
-            self.game.consts, root, *self.tree.arrays(), *self.table.arrays(), self.counters,
-            depth_hist, self.fparams, self.iparams, self.pol, self.ptab, self.pf, self.pstat,
-            self.qstats, n, self.rng,
+            self.game.consts, root, self.tree.arrays(), self.table.arrays(), self.counters,
+            depth_hist, self.params, self.playout, self.stats, n, self.rng,
         )  # fmt: skip
         self.rng = as_state(rng)
-        self.tree.used = int(self.counters[template.C_USED])
-        self.table.used = int(self.counters[template.C_TT_USED])
+        self.tree.used = int(self.counters[C_USED])
+        self.table.used = int(self.counters[C_TT_USED])
         return ran
 
     def _nodes(self) -> int:
@@ -206,11 +214,11 @@ class Uct:
                 f"{len(state.legal_actions())} children"
             )
         root = state.array.copy()
-        self.pstat[:] = 0.0  # PoolRAVE's root AMAF and QBR's statistics are per search;
-        self.qstats[:] = 0.0  # the LGRF table is kept for the game
+        self.stats.pool_amaf[:] = 0.0  # PoolRAVE's root AMAF and QBR's statistics are per
+        self.stats.qbr[:] = 0.0  # search; the LGRF table (and the pools, rebuilt) are kept
         hist = np.zeros(self.game.spec.max_game_length + 1, dtype=np.int64)
         ran = run_budget(lambda n: self.run(root, n, hist), budget, start)
-        proven = int(self.counters[template.C_ROOT_PROVEN]) if self.solver else 0
+        proven = int(self.counters[C_ROOT_PROVEN]) if self.solver else 0
         kids = np.array(tree.children(ROOT), dtype=np.int64)
         action = self._final(kids, proven)
         elapsed = time.perf_counter() - start

@@ -4,16 +4,19 @@
 :func:`mctslab.kernels.codegen.specialize` against the game's kernels module (its contract, as
 ``game``) and a *policies module* for the game (as ``policies``). A policies module
 
-1. defines ``policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf) -> (n, rng)``:
+1. defines ``policy_playout(consts, state, rng, moves, out, last, params, stats) -> (n, rng)``:
    ``random_playout``'s contract (play to the end in place, record ``(player, action)`` pairs in
    ``moves``, write the returns into ``out``), plus ``last`` (the action played just before the
-   playout, -1 if none) and the policy arrays laid out in :mod:`mctslab.search.playouts.common`
-   (``pol[PL_BASE]`` the base policy id, ``PL_DECISIVE``, ``PL_ANTI``, ``PL_LGRF``,
-   ``PL_POOL_K``; the LGRF and PoolRAVE tables in ``ptab``);
+   playout, -1 if none) and two records (:mod:`mctslab.search.records`, described in
+   :mod:`mctslab.search.playouts.common`): ``params``, a :class:`PlayoutParams` (``base`` the
+   base policy id, ``decisive``, ``anti``, ``lgrf``, ``pool_k``, ...), and ``stats``, a
+   :class:`PolicyStats` (the LGRF and PoolRAVE tables, read through :func:`common.lgr_reply` and
+   :func:`common.pool_move`);
 2. defines ``quality(consts, state, winner) -> float``, QBR's qualitative measure of a final
    state for the winner (a constant turns the qualitative bonus off);
-3. sets ``BASES``, the names (keys of :data:`common.BASE_NAMES`) of the base policies it
-   implements; the agent rejects any other with a message naming these.
+3. sets ``BASES``, a dict from the names of the base policies it implements to the ids it gives
+   them (``uniform`` is :data:`common.BASE_UNIFORM`, 0, in every module; the others are the
+   module's own); the agent rejects any other name with a message naming these.
 
 A game's policies module is ``mctslab.games.<game>_policies`` next to
 ``mctslab.games.<game>_kernels`` (found by that name; :data:`MODULES` can map any other kernels
@@ -26,8 +29,10 @@ its game (``codegen.specialize(generic, <game>_kernels)``, whose ``policy_playou
 The uniform playout with every strategy off is the game's own ``random_playout``: UCT with no
 enhancement runs exactly the code it ran before policies existed.
 
-The LGRF and PoolRAVE tables are learnt by the template (after each simulation) and only read
-by ``policy_playout`` through :func:`common.lgr_reply` and :func:`common.pool_move`.
+The LGRF and PoolRAVE tables are learnt by the template (after each simulation, through the
+enhancement kernels :mod:`mctslab.search.enhancements.lgrf` and
+:mod:`mctslab.search.enhancements.poolrave`) and only read by ``policy_playout`` through
+:func:`common.lgr_reply` and :func:`common.pool_move`.
 """
 
 from __future__ import annotations
@@ -64,10 +69,12 @@ def policies_for(kernels: ModuleType) -> ModuleType:
     return codegen.specialize(generic, kernels)
 
 
-def check_base(policies: ModuleType, base: str, game_spec: str) -> None:
-    """Raise :class:`SpecError` unless ``policies`` implements the base policy ``base``."""
+def check_base(policies: ModuleType, base: str, game_spec: str) -> int:
+    """The id of the base policy ``base`` in ``policies``; :class:`SpecError` unless it
+    implements it."""
     if base not in policies.BASES:
         raise SpecError(
             f"playout={base} is not available for {game_spec}; "
             f"allowed: {', '.join(sorted(policies.BASES))}"
         )
+    return int(policies.BASES[base])

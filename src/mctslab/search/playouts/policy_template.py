@@ -10,18 +10,10 @@ from numba import njit
 
 from mctslab.games import nim_kernels as game  # mctslab:game-kernels
 from mctslab.kernels.rng import below, uniform
-from mctslab.search.playouts.common import (
-    BASE_UNIFORM,
-    PL_ANTI,
-    PL_BASE,
-    PL_DECISIVE,
-    PL_NA,
-    lgr_reply,
-    pool_move,
-)
+from mctslab.search.playouts.common import BASE_UNIFORM, lgr_reply, pool_move
 
-#: the base policies this module implements
-BASES = frozenset({"uniform"})
+#: the base policies this module implements, name -> id (``PlayoutParams.base``)
+BASES = {"uniform": BASE_UNIFORM}
 
 _CHANCE = -1
 _TERMINAL = -4
@@ -78,10 +70,11 @@ def anti_decisive_filter(consts, state, scratch, scratch2, legal, k, player, leg
 
 
 @njit(cache=True)
-def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
+def policy_playout(consts, state, rng, moves, out, last, params, stats):
     """Play to the end move by move with the configured policy; same contract as
     ``random_playout`` (records ``(player, action)`` pairs, writes the returns), plus ``last``,
-    the action played just before the playout (-1: none), for Last Good Reply.
+    the action played just before the playout (-1: none), for Last Good Reply, and the records
+    ``params`` (:class:`PlayoutParams`) and ``stats`` (:class:`PolicyStats`).
 
     Each move, in order: a decisive move (if on), else the anti-decisive filter (if on) narrows
     the candidates, then the LGRF reply to the previous move if it is a candidate, then a PoolRAVE
@@ -90,15 +83,15 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
     defined through the contract (the normal-form heuristic needs the legal moves of the player
     not to move); the Python layer rejects them for games that lack a module implementing them.
     """
-    na = pol[PL_NA]
+    na = params.num_actions
     legal = np.empty(max(1, na), dtype=np.int32)
     legal2 = np.empty(max(1, na), dtype=np.int32)
     scratch = state.copy()
     scratch2 = state.copy()
     outcomes = np.empty(_MAX_CHANCE, dtype=np.int64)
     probs = np.empty(_MAX_CHANCE, dtype=np.float64)
-    decisive = pol[PL_DECISIVE] != 0
-    anti = pol[PL_ANTI] != 0
+    decisive = params.decisive
+    anti = params.anti
     n = 0
     while True:
         p = game.current_player(consts, state)
@@ -121,8 +114,8 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
         if a < 0 and anti:
             k = anti_decisive_filter(consts, state, scratch, scratch2, legal, k, p, legal2, out)
         if a < 0:
-            r = lgr_reply(ptab, pol, p, last)
-            rng, pm = pool_move(ptab, pol, pf, p, rng)
+            r = lgr_reply(stats, params, p, last)
+            rng, pm = pool_move(stats, params, p, rng)
             for j in range(k):
                 if legal[j] == r:
                     a = r
@@ -133,7 +126,7 @@ def policy_playout(consts, state, rng, moves, out, last, pol, ptab, pf):
                         a = pm
                         break
         if a < 0:
-            if pol[PL_BASE] != BASE_UNIFORM:
+            if params.base != BASE_UNIFORM:
                 raise ValueError("base policy not implemented by the generic policies")
             rng, j = below(rng, k)
             a = np.int64(legal[j])
