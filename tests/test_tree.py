@@ -24,9 +24,8 @@ def searched(spec="nogo(size=5)", sims=1500, moves=()):
     for m in moves:
         state.apply_move(m)
     agent = make_agent(f"mcts(sims={sims})", game, seed=2)
-    uct = treeviz.uct_for(agent, 2)
-    result = uct.search(state, Budget(sims=sims))
-    return uct, state, result
+    result = agent.search(state, Budget(sims=sims))
+    return treeviz.require_tree(agent), state, result
 
 
 def walk(node):
@@ -36,8 +35,8 @@ def walk(node):
 
 
 def test_tree_top_reads_the_most_visited_children():
-    uct, state, result = searched()
-    top = treeviz.tree_top(uct.tree, state, depth=2, width=3)
+    tree, state, result = searched()
+    top = treeviz.tree_top(tree, state, depth=2, width=3)
     assert top.visits == result.simulations == 1500
     assert top.move == "Black (X) to move"
     by_visits = sorted(zip(result.visits, result.actions, strict=True), reverse=True)
@@ -58,20 +57,18 @@ def test_tree_top_reads_the_most_visited_children():
 
 
 def test_tree_top_depth_zero_and_bad_arguments():
-    uct, state, _ = searched(sims=200)
-    top = treeviz.tree_top(uct.tree, state, depth=0, width=4)
-    assert top.children == [] and top.hidden_visits == sum(
-        uct.tree.visits[i] for i in uct.tree.children(0)
-    )
+    tree, state, _ = searched(sims=200)
+    top = treeviz.tree_top(tree, state, depth=0, width=4)
+    assert top.children == [] and top.hidden_visits == sum(tree.visits[i] for i in tree.children(0))
     with pytest.raises(SpecError, match="depth"):
-        treeviz.tree_top(uct.tree, state, depth=-1)
+        treeviz.tree_top(tree, state, depth=-1)
     with pytest.raises(SpecError, match="width"):
-        treeviz.tree_top(uct.tree, state, width=0)
+        treeviz.tree_top(tree, state, width=0)
 
 
 def test_dot_source_has_a_node_per_shown_move():
-    uct, state, _ = searched(spec="hex(size=4)", sims=600)
-    top = treeviz.tree_top(uct.tree, state, depth=2, width=2)
+    tree, state, _ = searched(spec="hex(size=4)", sims=600)
+    top = treeviz.tree_top(tree, state, depth=2, width=2)
     dot = treeviz.to_dot(top, "a title")
     nodes = list(walk(top))
     assert dot.startswith("digraph")
@@ -83,22 +80,22 @@ def test_dot_source_has_a_node_per_shown_move():
 
 def test_proven_nodes_are_labelled():
     # 3x3 NoGo is a first-player win: enough simulations prove the root's best move
-    uct, state, result = searched(spec="nogo(size=3)", sims=20000)
+    tree, state, result = searched(spec="nogo(size=3)", sims=20000)
     assert result.proven == 1
-    dot = treeviz.to_dot(treeviz.tree_top(uct.tree, state, depth=1, width=9))
+    dot = treeviz.to_dot(treeviz.tree_top(tree, state, depth=1, width=9))
     assert "proven win" in dot
 
 
 def test_an_agent_without_a_tree_is_refused():
     game = mctslab.load_game("nim(n=9)")
     with pytest.raises(SpecError, match="keeps no search tree"):
-        treeviz.uct_for(make_agent("flat(sims=10)", game, 1), 1)
+        treeviz.require_tree(make_agent("flat(sims=10)", game, 1))
 
 
 @needs_dot
 def test_svg_is_laid_out_by_dot():
-    uct, state, _ = searched(sims=300)
-    svg = treeviz.to_svg(treeviz.to_dot(treeviz.tree_top(uct.tree, state)))
+    tree, state, _ = searched(sims=300)
+    svg = treeviz.to_svg(treeviz.to_dot(treeviz.tree_top(tree, state)))
     assert "<svg" in svg and "N=300" in svg
 
 

@@ -11,7 +11,6 @@ thick as their share of the parent's visits. The children not shown are summed i
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import graphviz
@@ -20,7 +19,7 @@ from mctslab.agents import Agent
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.base import State
 from mctslab.interfaces.render import heat_colour
-from mctslab.search import PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree, Uct, UctConfig
+from mctslab.search import PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
 
 
 @dataclass
@@ -37,18 +36,24 @@ class TreeNode:
     hidden_visits: int = 0
 
 
-def uct_for(agent: Agent, seed: int) -> Uct:
-    """A UCT search with ``agent``'s configuration (but tree reuse on) whose tree can be read,
-    for the pictures and the live view. Raises :class:`SpecError` for an agent without a tree."""
-    config = getattr(agent, "config", None)
-    if not isinstance(config, UctConfig):
+def search_tree(agent: Agent) -> Tree | None:
+    """The agent's own search tree, the one its searches grow (for root-parallel search the first
+    worker's, :attr:`mctslab.search.parallel.RootParallel.tree`), or None for an agent that keeps
+    none (``flat``, ``random``, ``mdp``)."""
+    searcher = getattr(agent, "searcher", None) or getattr(agent, "_uct", None)
+    tree = getattr(searcher, "tree", None)
+    return tree if isinstance(tree, Tree) else None
+
+
+def require_tree(agent: Agent) -> Tree:
+    """:func:`search_tree`, or :class:`SpecError` for an agent without a tree."""
+    tree = search_tree(agent)
+    if tree is None:
         raise SpecError(
             f"agent {agent.spec_string!r} keeps no search tree; use an mcts agent, "
             "e.g. 'mcts(sims=2000)'"
         )
-    # Reuse is on so that a search can run in chunks on one tree (the live view); a caller
-    # resets the tree between moves when the agent itself does not reuse it.
-    return Uct(agent.game, dataclasses.replace(config, reuse=True), seed)
+    return tree
 
 
 def tree_top(tree: Tree, state: State, depth: int = 2, width: int = 4) -> TreeNode:

@@ -41,13 +41,13 @@ def tree(game_spec, agent_spec, moves, depth, width, seed, fmt, output):
     if state.current_player() < 0:
         raise SpecError("no player is to move after those moves: nothing to search")
     agent = make_agent(agent_spec, game, seed)
-    uct = treeviz.uct_for(agent, seed)
-    result = uct.search(state, agent.budget)
+    search_tree = treeviz.require_tree(agent)  # before searching: a clear error without a tree
+    result = agent.search(state)  # the agent's own search and budget, every key honoured
     title = (
         f"{game.spec.spec_string}\n{agent.spec_string}\n{result.simulations:,} simulations, "
         f"move {state.action_to_string(result.action)}"
     )
-    text = treeviz.to_dot(treeviz.tree_top(uct.tree, state, depth, width), title)
+    text = treeviz.to_dot(treeviz.tree_top(search_tree, state, depth, width), title)
     if fmt == "svg":
         text = treeviz.to_svg(text)
     if output:

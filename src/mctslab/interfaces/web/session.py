@@ -1,12 +1,17 @@
 """One game in the web app: the position, who plays each side, and the agents' live searches.
 
-An agent's search runs in a worker thread, in chunks of about :data:`LIVE_CHUNK` seconds on one
-persistent tree (:func:`mctslab.interfaces.treeviz.uct_for`), so that after every chunk the page
-can be sent
-the visit counts, win rates, principal variation, speed and tree size so far, and so that a stop
-or an undo takes effect within a chunk. The compiled kernels hold the GIL, but a chunk's own budget
-loop returns to Python every few milliseconds, so the server stays responsive. Agents without a
-tree (``flat``, ``random``) search in one call and are shown when they finish.
+An agent moves by its own search (``agent.search(state, budget)``, the same search as in a match:
+every key of its spec, ``workers`` included, is honoured), run in a worker thread. The session's
+stop and cancel are the ``stop`` event of the search's :class:`~mctslab.search.budget.Budget`,
+which the search looks at between chunks of a few milliseconds.
+
+An agent that keeps its tree between searches (``mcts``, whose ``reuse`` is on by default) is
+given its budget in slices of about :data:`LIVE_CHUNK` seconds on the same position: each slice
+goes on growing the agent's own tree (:func:`mctslab.interfaces.treeviz.search_tree`; for
+root-parallel search the first worker's), so that after every slice the page can be sent the visit
+counts, win rates, principal variation, speed and tree size so far, and the tree can be drawn.
+Other agents (``flat``, ``random``, ``mdp``, or ``mcts(reuse=false)``, whose tree a second search
+would start afresh) search in one call and are shown when they finish.
 
 Every public method takes the session lock; user errors raise :class:`MctslabError` subclasses
 whose message names the problem (the app turns them into JSON errors).
@@ -17,15 +22,15 @@ from __future__ import annotations
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mctslab.agents import Agent, make_agent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import State
 from mctslab.games.registry import load_game
 from mctslab.interfaces.render import Overlay, move_strings, off_board_actions, state_svg
-from mctslab.interfaces.treeviz import to_dot, tree_top, uct_for
-from mctslab.search import Uct
+from mctslab.interfaces.treeviz import search_tree, to_dot, tree_top
+from mctslab.search import Tree
 from mctslab.search.budget import Budget
 
 #: seconds of search between two live updates
@@ -46,7 +51,10 @@ class Seat:
 
     spec: str
     agent: Agent | None = None
-    uct: Uct | None = None
+    #: the agent's own search tree (None if it keeps none)
+    tree: Tree | None = None
+    #: whether the agent's searches go on growing one tree, so that it can search in slices
+    live: bool = False
 
 
 class Session:
@@ -69,11 +77,12 @@ class Session:
                 self.seats.append(Seat(HUMAN))
                 continue
             agent = make_agent(p, self.game, seed + i)
-            uct = uct_for(agent, seed + i) if hasattr(agent, "config") else None
-            self.seats.append(Seat(agent.spec_string, agent, uct))
+            tree = search_tree(agent)
+            live = tree is not None and bool(getattr(getattr(agent, "config", None), "reuse", 0))
+            self.seats.append(Seat(agent.spec_string, agent, tree, live))
         self.rng = random.Random(seed)
         self.lock = threading.RLock()
-        #: held while a search chunk runs, so that the tree can be read between chunks
+        #: held while a search slice runs, so that the tree can be read between slices
         self.tree_lock = threading.Lock()
         self.version = 0
         self.message = ""
@@ -85,8 +94,9 @@ class Session:
         self.search: dict | None = None
         self._overlay: Overlay | None = None
         self._searched: State | None = None  # the position of the latest search
-        self._tree: Uct | None = None  # the tree of the latest search, if it has one
+        self._tree: Tree | None = None  # the tree of the latest search, if it has one
         self._worker: threading.Thread | None = None
+        #: the stop event of every search's budget: set by stop and by cancel
         self._stop = threading.Event()
         self._cancel = threading.Event()
         self.touched = time.monotonic()
@@ -215,6 +225,7 @@ class Session:
         with self.lock:
             worker = self._worker
             self._cancel.set()
+            self._stop.set()
         if worker is not None:
             worker.join()
         with self.lock:
@@ -261,25 +272,31 @@ class Session:
                 self._bump()
 
     def _think(self, seat: Seat, state: State) -> int | None:
-        """Search ``state`` for ``seat``; publish after every chunk. None if cancelled."""
-        agent, uct = seat.agent, seat.uct
+        """Search ``state`` with ``seat``'s agent; publish after every slice. None if cancelled."""
+        agent = seat.agent
+        budget = agent.budget
         start = time.perf_counter()
-        if uct is None:
-            result = agent.search(state)
-            self._publish(seat, state, result, result.simulations, result.elapsed, None)
+        if not seat.live or budget is None:
+            # one search; its tree (if any) is not to be read until it has finished
+            with self.tree_lock, self.lock:
+                self._tree = None
+            result = agent.search(
+                state, None if budget is None else replace(budget, stop=self._stop)
+            )
+            self._publish(seat, state, result, result.simulations, result.elapsed, seat.tree)
             return None if self._cancel.is_set() else result.action
-        if not agent.config.reuse:
-            with self.tree_lock:
-                uct.reset()
-        sims, seconds = agent.budget.sims, agent.budget.seconds
+        sims, seconds = budget.sims, budget.seconds
         done = 0
         while True:
             elapsed = time.perf_counter() - start
             chunk = LIVE_CHUNK if seconds is None else max(1e-3, min(LIVE_CHUNK, seconds - elapsed))
             # the tree, and which position it is of, change together under the tree lock
             with self.tree_lock:
-                result = uct.search(
-                    state, Budget(sims=None if sims is None else sims - done, seconds=chunk)
+                result = agent.search(
+                    state,
+                    Budget(
+                        sims=None if sims is None else sims - done, seconds=chunk, stop=self._stop
+                    ),
                 )
                 done += result.simulations
                 elapsed = time.perf_counter() - start
@@ -291,13 +308,13 @@ class Session:
                 )
                 stopped = self._stop.is_set() or self._cancel.is_set()
                 running = not (finished or stopped)
-                self._publish(seat, state, result, done, elapsed, uct, running)
+                self._publish(seat, state, result, done, elapsed, seat.tree, running)
             if self._cancel.is_set():
                 return None
             if finished or stopped:
                 return result.action
 
-    def _publish(self, seat, state, result, sims, elapsed, uct, running=False) -> None:
+    def _publish(self, seat, state, result, sims, elapsed, tree, running=False) -> None:
         ranked = sorted(
             zip(result.actions, result.visits, result.values, strict=False), key=lambda t: -t[1]
         )
@@ -324,13 +341,13 @@ class Session:
                 }
                 for a, n, q in ranked[:TOP_MOVES]
             ],
-            "has_tree": uct is not None,
+            "has_tree": tree is not None,
         }
         with self.lock:
             self.search = info
             self._overlay = Overlay.from_result(result)
             self._searched = state
-            self._tree = uct
+            self._tree = tree
             self._bump()
 
     # -- views ----------------------------------------------------------------------------------
@@ -377,12 +394,12 @@ class Session:
         """DOT source of the top of the latest search tree."""
         with self.tree_lock:
             with self.lock:
-                uct, state, info = self._tree, self._searched, self.search
-            if uct is None or state is None or info is None:
+                tree, state, info = self._tree, self._searched, self.search
+            if tree is None or state is None or info is None:
                 raise ConflictError(
                     "no search tree yet: an mcts agent draws its tree once it has searched"
                 )
-            top = tree_top(uct.tree, state, depth, width)
+            top = tree_top(tree, state, depth, width)
         title = (
             f"{self.game.spec.spec_string}\n{info['agent']}\n"
             f"{info['simulations']:,} simulations, move {info['move']}"

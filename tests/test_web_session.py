@@ -1,0 +1,94 @@
+"""The web session searches through the agent itself: every key of the spec (``workers``
+included) is honoured, and the session's stop and cancel end a search early through the budget's
+stop event."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mctslab.interfaces.web.session import Session
+from mctslab.search import ROOT
+from mctslab.search.parallel import RootParallel
+from mctslab.search.uct import Uct
+
+
+def wait(session: Session, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while session.thinking:
+        assert time.monotonic() < deadline, "the search did not end"
+        time.sleep(0.01)
+
+
+def searcher(session: Session, seat: int):
+    agent = session.seats[seat].agent
+    return getattr(agent, "searcher", None) or agent._uct
+
+
+def test_workers_are_honoured_in_the_web_session():
+    session = Session("t", "nogo(size=5)", ["mcts(workers=2,sims=600)", "human"], seed=3)
+    try:
+        search = searcher(session, 0)
+        assert isinstance(search, RootParallel) and len(search.workers) == 2
+        session.begin()
+        wait(session)
+        info = session.view()["search"]
+        assert info["simulations"] == 600 and info["has_tree"]
+        assert not info["running"]
+        # both workers searched (the sims are shared between them), and the tree shown is the
+        # agent's own (the first worker's)
+        visits = [int(w.tree.visits[ROOT]) for w in search.workers]
+        assert all(v > 0 for v in visits) and sum(visits) >= 600
+        assert session.seats[0].tree is search.tree
+        assert "digraph" in session.tree_dot(1, 3)
+        assert len(session.moves) == 1  # the agent moved
+    finally:
+        session.close()
+
+
+def test_a_single_worker_session_uses_the_agents_own_uct():
+    session = Session("t", "nogo(size=5)", ["mcts(sims=300)", "human"], seed=3)
+    try:
+        assert isinstance(searcher(session, 0), Uct)
+        session.begin()
+        wait(session)
+        assert session.view()["search"]["simulations"] == 300
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mcts(sims=100000000)",  # searched in slices on the agent's tree
+        "mcts(sims=100000000,reuse=false)",  # one search
+        "mcts(sims=100000000,workers=2)",
+        "flat(sims=100000000)",  # no tree: one search
+    ],
+)
+def test_stop_ends_a_search_early(spec):
+    session = Session("t", "nogo(size=5)", [spec, "human"], seed=1)
+    try:
+        session.begin()
+        time.sleep(0.3)
+        assert session.thinking
+        t0 = time.monotonic()
+        session.stop()
+        wait(session, 10.0)
+        assert time.monotonic() - t0 < 5.0
+        view = session.view()
+        assert 0 < view["search"]["simulations"] < 100_000_000
+        assert len(session.moves) == 1  # the agent played the best move found so far
+    finally:
+        session.close()
+
+
+def test_cancel_abandons_a_search_without_playing():
+    session = Session("t", "nogo(size=5)", ["mcts(sims=100000000,workers=2)", "human"], seed=1)
+    session.begin()
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    session.close()  # cancels through the same stop event
+    assert time.monotonic() - t0 < 5.0
+    assert not session.thinking and session.moves == []
