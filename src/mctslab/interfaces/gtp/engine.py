@@ -1,253 +1,60 @@
-"""GTP v2 (Go, NoGo) and HTP (Hex) engines over any mctslab agent.
+"""The GTP v2 (Go, NoGo) and HTP (Hex) engine over any mctslab agent.
 
 Protocol: the Go Text Protocol, version 2 (Farnebäck, "GTP — Go Text Protocol, version 2.0",
-draft 2, 2002; http://www.lysator.liu.se/~gunnar/gtp/). Every input line is pre-processed as its
-section 3.1 says (control characters other than tab and newline dropped, ``#`` comments removed,
-tabs made spaces, empty lines ignored); a command is ``[id] name [arguments]`` with an optional
-non-negative integer ``id`` that the reply repeats: ``=id result`` or ``?id message``, then an
-empty line. Replies are flushed at once. No input can crash the engine: malformed lines, unknown
-commands, bad arguments, illegal moves and unexpected failures all become ``? message``.
+draft 2, 2002; http://www.lysator.liu.se/~gunnar/gtp/); the line protocol is
+:mod:`.protocol`, time control :mod:`.clock`, the Hex dialect :mod:`.htp`. A command is
+``[id] name [arguments]`` with an optional non-negative integer ``id`` that the reply repeats:
+``=id result`` or ``?id message``, then an empty line. Replies are flushed at once. No input can
+crash the engine: malformed lines, unknown commands, bad arguments, illegal moves and unexpected
+failures all become ``? message``.
 
-HTP is the dialect HexGui speaks (Hex: cells ``a1`` .. with ``a1`` top-left, lowercase column
-letters including ``i``, rows counted from the top; ``boardsize N`` or ``boardsize N N``; the
-swap move is the vertex ``swap-pieces``; the game is played with the swap rule on).
+What the engine needs to know about a game beyond the game contract (the game a board size and
+komi stand for, move text, making either colour the one to move, which game-specific commands it
+answers) is the game's protocol adapter, ``mctslab.games.<game>_protocol.PROTOCOL``, found by the
+game's name (:func:`protocol_for`).
 
 Handlers are methods ``cmd_<name>`` (``-`` in a command name becomes ``_``), found by name, and
 their arguments are converted from the type hints (``int``, ``float``, ``str``, :data:`Colour`),
-the minigo ``gtp_engine`` design.
-
-Time control (:class:`Clock`): ``time_settings main byo_yomi stones`` (Canadian byo-yomi) and
-``time_left colour seconds stones``. In main time a move gets ``base = usable / M + share / 2``
-and at most ``hard = min(3 base, usable / 4 + share / 2)`` seconds, where ``M = max(20, legal
-moves / 2)`` estimates the player's moves left, ``share = byo_yomi / stones`` and ``usable`` is the
-time left less a reserve (0.1 s, plus 0.01 s for each move the player may still have to make
-by the game's length bound in sudden death, for the work around each search; a search's
-minimum, one chunk of 8 simulations, is far below). In a byo-yomi period, ``base`` is the
-period's time left (less 0.01 s per stone and
-0.1 s) over its stones left and ``hard = 1.5 base``. So the clock never runs out even if every
-move took its hard limit (tested). Hard moves get more: while the best and second-best moves are
-close (the second has at least :data:`CLOSE_RATIO` of the best's visits, or a better mean), the
-search goes on in steps of half the base time until the hard limit.
+the minigo ``gtp_engine`` design. Every search is the agent's own (``agent.search(state,
+budget)``; under time control :func:`.clock.timed_search`).
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any, NewType, get_type_hints
-
-import numpy as np
+from typing import IO, Any, get_type_hints
 
 from mctslab import __version__ as _version
 from mctslab.agents import Agent, make_agent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
-from mctslab.games import go_kernels, hex_kernels, nogo_kernels
 from mctslab.games.base import Game, State
-from mctslab.games.registry import load_game
+from mctslab.interfaces.gtp import htp
+from mctslab.interfaces.gtp.clock import Clock, timed_search
+from mctslab.interfaces.gtp.protocol import CONVERT, Colour, GtpError, parse_command, preprocess
 from mctslab.search import SearchResult
-from mctslab.search.budget import Budget
 
-#: a GTP colour argument: ``b``/``black`` -> 0, ``w``/``white`` -> 1
-Colour = NewType("Colour", int)
-#: extend a search while the second-best move has this share of the best one's visits
-CLOSE_RATIO = 0.7
-#: seconds reserved per move still to play, for the work around a search (GTP, Python)
-MOVE_OVERHEAD = 0.01
-#: seconds never planned for
-SAFETY = 0.1
-#: the fewest moves a player is assumed still to play in main time
-MIN_MOVES_LEFT = 20.0
 #: the default agent of ``mctslab gtp``
 DEFAULT_AGENT = "mcts(sims=20000)"
 #: resign when the chosen move's win value is below this (0 never resigns)
 DEFAULT_RESIGN = 0.05
 #: visits at the root before a resignation is considered
 RESIGN_MIN_VISITS = 500
+#: the games with a protocol adapter (``mctslab/games/<game>_protocol.py``)
 GAMES = ("go", "nogo", "hex")
-#: commands that only some games answer (``Adapter.extra``)
+#: commands that only some games answer (a protocol adapter's ``extra``)
 GAME_SPECIFIC = ("komi", "final_score", "kgs-genmove_cleanup")
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
-
-class GtpError(Exception):
-    """A command failed; the message is the GTP error reply."""
-
-
-def preprocess(line: str) -> str:
-    """GTP section 3.1: drop control characters except tab/newline, cut ``#`` comments, tabs
-    become spaces; returns the stripped command text ('' to ignore)."""
-    line = _CONTROL.sub("", line).split("#", 1)[0].replace("\t", " ")
-    return line.strip()
-
-
-def parse_command(text: str) -> tuple[int | None, str, list[str]]:
-    """``[id] name args...`` of a pre-processed non-empty line."""
-    words = text.split()
-    cid = None
-    if words and words[0].isdigit():
-        cid = int(words.pop(0))
-    if not words:
-        raise GtpError("missing command name")
-    return cid, words[0].lower(), words[1:]
-
-
-def _colour(text: str) -> int:
-    t = text.lower()
-    if t in ("b", "black"):
-        return 0
-    if t in ("w", "white"):
-        return 1
-    raise GtpError(f"invalid color {text!r}: expected b, black, w or white")
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise GtpError(f"expected an integer, got {text!r}") from None
-
-
-def _float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise GtpError(f"expected a number, got {text!r}") from None
-    if not np.isfinite(value):
-        raise GtpError(f"expected a finite number, got {text!r}")
-    return value
-
-
-_CONVERT = {int: _int, float: _float, str: str, Colour: _colour}
-
-
-# -- games ------------------------------------------------------------------------------------
-
-
-class Adapter:
-    """What the engine needs to know about one game beyond the contract."""
-
-    name: str
-    sizes = range(5, 20)
-    #: commands only this game answers
-    extra: tuple[str, ...] = ()
-
-    def load(self, size: int, komi: float) -> Game:
-        raise NotImplementedError
-
-    def parse_move(self, game: Game, player: int, text: str) -> int:
-        return game.string_to_action(player, text)
-
-    def move_text(self, game: Game, player: int, action: int) -> str:
-        return game.action_to_string(player, action)
-
-    def force_to_move(self, game: Game, state: State, player: int) -> None:
-        """Make ``player`` the one to move (GTP allows either colour to play at any time)."""
-        raise NotImplementedError
-
-
-class GoAdapter(Adapter):
-    name = "go"
-    extra = ("komi", "final_score", "kgs-genmove_cleanup")
-
-    def load(self, size, komi):
-        return load_game(f"go(size={size},komi={komi})")
-
-    def force_to_move(self, game, state, player):
-        state.array[go_kernels.S_TO_MOVE] = player
-
-
-class NoGoAdapter(Adapter):
-    name = "nogo"
-    extra = ("komi",)  # a required GTP command; NoGo ignores the value
-
-    def load(self, size, komi):
-        return load_game(f"nogo(size={size})")
-
-    def force_to_move(self, game, state, player):
-        colours = game.board(state.array).reshape(-1).astype(np.int32)
-        nogo_kernels.setup_position(game.consts, state.array, colours, player)
-
-
-class HexAdapter(Adapter):
-    name = "hex"
-    sizes = range(3, 20)
-
-    def load(self, size, komi):
-        return load_game(f"hex(size={size},swap=true)")
-
-    def move_text(self, game, player, action):
-        return (
-            "swap-pieces" if action == game.swap_action else game.action_to_string(player, action)
-        )
-
-    def force_to_move(self, game, state, player):
-        state.array[hex_kernels.S_TO_MOVE] = player
-
-
-ADAPTERS = {a.name: a for a in (GoAdapter(), NoGoAdapter(), HexAdapter())}
-
-
-# -- time -------------------------------------------------------------------------------------
-
-
-@dataclass
-class Clock:
-    """One side's clock under Canadian byo-yomi (``time_settings`` / ``time_left``)."""
-
-    main: float = 0.0
-    period: float = 0.0
-    stones: int = 0
-    #: no ``time_settings`` yet, or GTP's "no time limit" (period > 0, stones = 0)
-    unlimited: bool = True
-    left: float = 0.0
-    stones_left: int = 0  # 0 = still in main time
-
-    def settings(self, main: float, period: float, stones: int) -> None:
-        self.main, self.period, self.stones = main, period, stones
-        self.unlimited = period > 0 and stones == 0
-        self.left, self.stones_left = main, 0
-        if main <= 0 and stones > 0:
-            self.left, self.stones_left = period, stones
-
-    def budget(self, legal: int, most_left: int) -> tuple[float, float] | None:
-        """``(base, hard)`` seconds for the next move, or None without a time limit (formulas in
-        the module doc); ``legal`` is the number of legal moves, a proxy for the moves left, and
-        ``most_left`` the most moves the player may still have to make (the game's length
-        bound)."""
-        if self.unlimited:
-            return None
-        if self.stones_left > 0:  # in byo-yomi: this period's time over its stones
-            usable = max(0.0, self.left - MOVE_OVERHEAD * self.stones_left - SAFETY)
-            base = usable / self.stones_left
-            return base, min(usable, 1.5 * base)
-        moves_left = max(MIN_MOVES_LEFT, legal / 2.0)
-        share = self.period / self.stones if self.stones > 0 else 0.0
-        # sudden death keeps a reserve for the overhead of the moves still to come; with
-        # byo-yomi after the main time, the periods are that reserve
-        reserve = SAFETY + (MOVE_OVERHEAD * most_left if self.stones == 0 else 0.0)
-        usable = max(0.0, self.left - reserve)
-        base = usable / moves_left + 0.5 * share
-        hard = min(3 * base, usable / 4 + 0.5 * share)
-        return base, hard
-
-    def spend(self, seconds: float) -> None:
-        """Our own accounting between ``time_left`` messages."""
-        if self.unlimited:
-            return
-        self.left -= seconds
-        if self.stones_left > 0:
-            self.stones_left -= 1
-            if self.stones_left == 0:
-                self.left, self.stones_left = self.period, self.stones
-        elif self.left <= 0 and self.stones > 0:
-            self.left, self.stones_left = self.period, self.stones
-
-
-# -- the engine ---------------------------------------------------------------------------------
+def protocol_for(game: str):
+    """The protocol adapter of ``game`` (``mctslab.games.<game>_protocol.PROTOCOL``)."""
+    if game not in GAMES:
+        raise SpecError(f"unknown GTP game {game!r}; choose one of {', '.join(GAMES)}")
+    return importlib.import_module(f"mctslab.games.{game}_protocol").PROTOCOL
 
 
 @dataclass
@@ -268,9 +75,8 @@ class Engine:
         resign: float = DEFAULT_RESIGN,
         seed: int | None = None,
     ):
-        if game not in ADAPTERS:
-            raise SpecError(f"unknown GTP game {game!r}; choose one of {', '.join(GAMES)}")
-        self.adapter = ADAPTERS[game]
+        #: the game's protocol adapter
+        self.adapter = protocol_for(game)
         self.agent_spec = agent
         self.seed = seed
         self.resign = resign
@@ -354,7 +160,7 @@ class Engine:
             raise GtpError(f"wrong number of arguments: {name} {want}".rstrip())
         for i, arg in enumerate(args):
             p = fixed[i] if i < len(fixed) else star
-            values.append(_CONVERT[hints.get(p.name, str)](arg))
+            values.append(CONVERT[hints.get(p.name, str)](arg))
         result = method(*values)
         return "" if result is None else str(result)
 
@@ -389,8 +195,7 @@ class Engine:
 
     # -- setup ------------------------------------------------------------------------------
     def cmd_boardsize(self, size: int, *more: int):
-        if any(m != size for m in more) or len(more) > 1:
-            raise GtpError("unacceptable size: only square boards")
+        htp.check_square(size, more)
         if size not in self.adapter.sizes:
             raise GtpError(f"unacceptable size {size}: {self.adapter.name} sizes are "
                            f"{self._size_range()}")  # fmt: skip
@@ -462,9 +267,7 @@ class Engine:
             self.adapter.force_to_move(game, state, colour)
             state.history = []
         if state.is_terminal():
-            if self.adapter.name == "go":
-                return "pass"
-            return "resign"
+            return self.adapter.over
         result = self._search(state, colour)
         self.last_result, self._analysed = result, list(self.pos.moves)
         action = result.action
@@ -487,18 +290,9 @@ class Engine:
         return self.adapter.move_text(game, colour, action)
 
     def _search(self, state: State, colour: int) -> SearchResult:
-        played = len(self.pos.moves)
-        most_left = (self.pos.game.spec.max_game_length - played + 1) // 2
-        budget = self.clocks[colour].budget(len(state.legal_actions()), most_left)
-        agent = self.agent
-        if budget is None or agent.budget is None:
-            return agent.search(state)
-        base, hard = budget
-        start = time.perf_counter()
-        result = agent.search(state, Budget(seconds=max(base, 0.001)))
-        while (spent := time.perf_counter() - start) < hard - 0.01 and _close(result):
-            result = agent.search(state, Budget(seconds=max(0.001, min(base / 2, hard - spent))))
-        return result
+        """The agent's search of ``state`` under ``colour``'s clock."""
+        most_left = (self.pos.game.spec.max_game_length - len(self.pos.moves) + 1) // 2
+        return timed_search(self.agent, state, self.clocks[colour], most_left)
 
     # -- time -------------------------------------------------------------------------------
     def cmd_time_settings(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int):
@@ -576,17 +370,3 @@ class Engine:
             moves.append(f"{'bw'[player % 2]} {self.adapter.move_text(game, player, a)}")
             player = 1 - player
         return "VAR " + " ".join(moves) if moves else ""
-
-
-def _close(result: SearchResult) -> bool:
-    """A hard move: the second-best root move has most of the best's visits, or a better mean."""
-    if len(result.visits) < 2:
-        return False
-    order = np.argsort(result.visits)[::-1]
-    best, second = order[0], order[1]
-    if result.visits[best] == 0:
-        return False
-    return (
-        result.visits[second] >= CLOSE_RATIO * result.visits[best]
-        or result.values[second] > result.values[best]
-    )

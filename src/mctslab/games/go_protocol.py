@@ -1,0 +1,40 @@
+"""Go's side of GTP (Farnebäck, "GTP — Go Text Protocol, version 2.0", draft 2, 2002): the game
+a ``boardsize``/``komi`` pair stands for, vertices and ``pass`` as the game writes them, and making
+either colour the one to move (GTP lets either colour play at any time). Found by the GTP engine
+(:mod:`mctslab.interfaces.gtp`) by the game's name; this module imports nothing from the
+interfaces.
+"""
+
+from __future__ import annotations
+
+from mctslab.games.base import Game, State
+from mctslab.games.registry import load_game
+
+
+class GoProtocol:
+    """What the GTP engine needs to know about Go beyond the game contract."""
+
+    name = "go"
+    sizes = range(5, 20)
+    #: GTP commands only this game answers (the engine's handlers)
+    extra: tuple[str, ...] = ("komi", "final_score", "kgs-genmove_cleanup")
+    #: the engine's ``genmove`` reply when the game is already over
+    over = "pass"
+
+    def load(self, size: int, komi: float) -> Game:
+        return load_game(f"go(size={size},komi={komi})")
+
+    def parse_move(self, game: Game, player: int, text: str) -> int:
+        """A GTP vertex (``D4``, ``pass``; case-insensitive, no ``I``) as an action."""
+        return game.string_to_action(player, text)
+
+    def move_text(self, game: Game, player: int, action: int) -> str:
+        return game.action_to_string(player, action)
+
+    def force_to_move(self, game: Game, state: State, player: int) -> None:
+        """Make ``player`` the one to move: the game's own
+        :meth:`~mctslab.games.go.Go.force_to_move` (which leaves a finished game alone)."""
+        game.force_to_move(state, player)
+
+
+PROTOCOL = GoProtocol()
