@@ -33,8 +33,8 @@ from mctslab import __version__ as _version
 from mctslab.agents import Agent, make_agent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import Game, State
-from mctslab.interfaces.gtp import htp
 from mctslab.interfaces.gtp.clock import Clock, timed_search
+from mctslab.interfaces.gtp.htp import check_square
 from mctslab.interfaces.gtp.protocol import CONVERT, Colour, GtpError, parse_command, preprocess
 from mctslab.search import SearchResult
 
@@ -195,7 +195,7 @@ class Engine:
 
     # -- setup ------------------------------------------------------------------------------
     def cmd_boardsize(self, size: int, *more: int):
-        htp.check_square(size, more)
+        check_square(size, more)
         if size not in self.adapter.sizes:
             raise GtpError(f"unacceptable size {size}: {self.adapter.name} sizes are "
                            f"{self._size_range()}")  # fmt: skip

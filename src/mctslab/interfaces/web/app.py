@@ -261,7 +261,7 @@ def create_app(results_dir: str | os.PathLike = "results") -> Starlette:
         Route("/api/sessions/{sid}/tree.svg", tree),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    from mctslab.interfaces.web import results
+    import mctslab.interfaces.web.results as results
 
     routes += results.routes(results_dir)
 
