@@ -89,8 +89,7 @@ def run_match(
     """Play ``n_games`` between two agent specs (see the module docstring) and summarise them.
 
     ``store`` (a :class:`~mctslab.harness.store.ResultsStore`; an in-memory one by default) keeps
-    every
-    finished game the moment it ends; games already in it are not played again. ``workers``
+    every finished game the moment it ends; games already in it are not played again. ``workers``
     processes play games in parallel (``backend='local'``), or one Ray task per colour-swapped
     pair (``backend='ray'``, at ``address`` or on a local Ray instance). With ``sprt``, the match
     stops once the test decides on the games finished so far in index order (so the verdict does

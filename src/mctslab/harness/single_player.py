@@ -2,19 +2,17 @@
 database, and their summary — shared by ``mctslab bench 2048`` and the experiments' ``score``
 tables.
 
-A game is :func:`mctslab.harness.game.play_game` with one agent; the chance events are drawn from
-their
-own seeded sampler, so a game is replayed exactly from (agent spec, agent seed, chance seed). A
-run (:func:`run_score`) is a :func:`mctslab.harness.schedule.play_run` without agent B: game ``i``
-uses the
-agent seed ``seed_for(run seed, i, 0)`` and the chance seed ``seed_for(run seed, i, 2)``, every
-finished game is committed at once, and a rerun plays only the missing games.
+A game is :func:`mctslab.harness.game.play_game` with one agent; the chance events are drawn
+from their own seeded sampler, so a game is replayed exactly from (agent spec, agent seed, chance
+seed). A run (:func:`run_score`) is a :func:`mctslab.harness.schedule.play_run` without agent B:
+game ``i`` uses the agent seed ``seed_for(run seed, i, 0)`` and the chance seed
+``seed_for(run seed, i, 2)``, every finished game is committed at once, and a rerun plays only the
+missing games.
 
 The summary (:func:`summarise`) counts, for each tile ``t``, the games whose largest tile is at
 least ``t`` (``reached``; the share is that count over the games, its Wilson 95% interval from
-:func:`mctslab.harness.stats.wilson_interval`), and gives the median and mean score and the moves
-per
-second of thinking (decisions over the seconds the agent searched).
+:func:`mctslab.harness.stats.wilson_interval`), and gives the median and mean score and the
+moves per second of thinking (decisions over the seconds the agent searched).
 """
 
 from __future__ import annotations

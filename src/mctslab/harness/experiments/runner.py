@@ -1,12 +1,11 @@
 """Run an experiment's cells into the results database (the report: :mod:`.report`).
 
-Match cells go through :func:`mctslab.harness.schedule.run_match` (each cell is one resumable run in
-the
-database, labelled ``experiment/table/row/column``); memory cells run single searches from the
-initial position and record the tree's bytes and nodes (:class:`~mctslab.search.SearchResult`);
-score cells (single-player games, 2048) go through :func:`mctslab.harness.single_player.run_score`,
-one
-resumable run per row, and report the tiles reached, the scores and the time per move.
+Match cells go through :func:`mctslab.harness.schedule.run_match` (each cell is one resumable
+run in the database, labelled ``experiment/table/row/column``); memory cells run single searches
+from the initial position and record the tree's bytes and nodes
+(:class:`~mctslab.search.SearchResult`); score cells (single-player games, 2048) go through
+:func:`mctslab.harness.single_player.run_score`, one resumable run per row, and report the tiles
+reached, the scores and the time per move.
 """
 
 from __future__ import annotations
