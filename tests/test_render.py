@@ -1,4 +1,5 @@
-"""SVG rendering of states and search overlays (mctslab.interfaces.render)."""
+"""SVG rendering of states (each game's ``picture`` hook, mctslab.games.picture) and search
+overlays (mctslab.interfaces.render)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
+from mctslab.games import nim_render, picture
+from mctslab.games.base import Game
 from mctslab.interfaces import render
 from mctslab.search import SearchResult
 
@@ -115,7 +118,7 @@ def test_nim_counter_click_takes_it_and_those_to_its_right():
     assert [int(c.get("data-action")) for c in counters] == [6, 5, 4, 3, 2, 1, 0]
     assert not by_class(root, "last-move")
     big = mctslab.load_game("nim(n=500)").new_initial_state()
-    assert len(by_class(parse(render.state_svg(big)), "counter")) == render.NIM_SHOWN
+    assert len(by_class(parse(render.state_svg(big)), "counter")) == nim_render.NIM_SHOWN
 
 
 def test_2048_tiles_show_the_board():
@@ -177,23 +180,32 @@ def test_heat_colour_runs_from_red_to_green():
     ) == render.heat_colour(1)
 
 
-def test_generic_rendering_of_an_unregistered_game(monkeypatch):
+def test_generic_rendering_of_a_game_without_a_picture(monkeypatch):
     state = random_state("nogo(size=5)", 3)
-    monkeypatch.delitem(render._RENDERERS, "nogo")
-    # no renderer: the ASCII board is read back into a Go-like grid
+    monkeypatch.setattr(type(state.game), "picture", Game.picture)
+    # no picture hook: the game's board() hook is drawn as a Go-like grid
     root = parse(render.state_svg(state))
     assert actions_of(root) == list(range(25)) and len(by_class(root, "stone")) == 3
     nim = mctslab.load_game("nim(n=5)").new_initial_state()
-    monkeypatch.delitem(render._RENDERERS, "nim")
+    monkeypatch.setattr(type(nim.game), "picture", Game.picture)
     text = "".join(t.text or "" for t in parse(render.state_svg(nim)).iter(f"{SVG}tspan"))
     assert "|||||" in text and not by_class(parse(render.state_svg(nim)), "target")
 
 
-def test_grid_from_ascii_reads_boards_back():
+def test_board_hook_is_read_as_a_grid_of_stones():
     state = random_state("nogo(size=6)", 9, seed=8)
-    grid = render._grid_from_ascii(str(state), 6)
+    grid = picture.board_of(state)
     assert np.array_equal(grid, state.game.board(state.array))
-    assert render._grid_from_ascii("no board here", 6) is None
+    assert picture.board_of(mctslab.load_game("nim(n=5)").new_initial_state()) is None
+    # a generic picture of a board game is the game's own Go picture
+    assert picture.generic_picture(state) == state.game.picture(state)
+
+
+def test_every_game_draws_through_its_own_picture_hook():
+    for name, cls in mctslab.registered_games().items():
+        state = random_state(name, 3)
+        assert cls.picture is not Game.picture, name
+        assert picture.picture_of(state) == state.game.picture(state)
 
 
 def test_search_view_for_notebooks():

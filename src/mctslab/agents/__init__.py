@@ -9,25 +9,52 @@ this search), ``step(state, budget=None) -> action`` (search, remember the resul
 
 from __future__ import annotations
 
+import importlib
 import secrets
+from collections.abc import Iterator, Mapping
 
 from mctslab import specstr
 from mctslab.agents.base import Agent, RandomAgent
-from mctslab.agents.g2048 import ExpectimaxAgent, NetworkAgent
 from mctslab.agents.mcts import PRESETS, FlatAgent, MctsAgent
 from mctslab.agents.mdp import MdpAgent
-from mctslab.agents.nim import GreedyNimAgent
 from mctslab.errors import SpecError
 from mctslab.games.base import Game
+from mctslab.games.registry import registered_games
 
 __all__ = ["PRESETS", "Agent", "describe_agents", "make_agent"]
 
-_AGENTS: dict[str, type[Agent]] = {
-    cls.NAME: cls
-    for cls in (
-        RandomAgent, FlatAgent, MctsAgent, MdpAgent, ExpectimaxAgent, NetworkAgent, GreedyNimAgent
-    )
-}  # fmt: skip
+#: the agents every game can use
+_GENERIC: dict[str, type[Agent]] = {
+    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent)
+}
+
+
+class _Agents(Mapping[str, type[Agent]]):
+    """Name -> agent class: the generic agents, then those the registered games offer (their
+    ``AGENTS`` hook, ``"module:Class"`` paths imported here, so that the games layer never
+    imports agents), read at each lookup so that a game registered later brings its own."""
+
+    def _all(self) -> dict[str, type[Agent]]:
+        out = dict(_GENERIC)
+        for game in registered_games().values():
+            for path in game.AGENTS:
+                module, _, name = path.partition(":")
+                cls = getattr(importlib.import_module(module), name)
+                if out.setdefault(cls.NAME, cls) is not cls:
+                    raise TypeError(f"game {game.NAME!r}: agent {path} reuses the name {cls.NAME}")
+        return out
+
+    def __getitem__(self, name: str) -> type[Agent]:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+_AGENTS = _Agents()
 
 
 def describe_agents() -> str:

@@ -1,4 +1,5 @@
-"""The Nim report's greedy player as an agent (Nim only)."""
+"""The agent Nim offers (its ``AGENTS`` hook, :mod:`mctslab.games.contract`): the Nim report's
+greedy player, whose rule is the game's (:meth:`mctslab.games.nim.NimGame.greedy_action`)."""
 
 from __future__ import annotations
 
@@ -29,13 +30,10 @@ class GreedyNimAgent(Agent):
 
     def __init__(self, spec_string: str, game: Game, params: GreedyParams, seed: int):
         super().__init__(spec_string, game)
-        if game.spec.name != "nim":
+        if f"{__name__}:{type(self).__qualname__}" not in getattr(game, "AGENTS", ()):
             raise SpecError(f"agent greedy plays Nim only, not {game.spec.spec_string}")
-        self._k = int(game.params.k)
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
-        from mctslab.games.nim_kernels import S_COUNTERS
-
-        counters = int(state.array[S_COUNTERS])
-        take = counters % (self._k + 1) or 1
-        return SearchResult(action=take - 1, actions=state.legal_actions())
+        return SearchResult(
+            action=self.game.greedy_action(state.array), actions=state.legal_actions()
+        )

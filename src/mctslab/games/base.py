@@ -7,7 +7,7 @@ playouts, benchmarks) call the kernels directly on flat arrays instead.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pydantic
@@ -16,12 +16,17 @@ from mctslab import specstr
 from mctslab.errors import IllegalMoveError
 from mctslab.games.contract import CHANCE_PLAYER, TERMINAL_PLAYER, GameSpec
 
+if TYPE_CHECKING:
+    from mctslab.games.picture import Picture
+
 
 class Game:
     """A loaded game: its frozen :class:`GameSpec`, its constants and its kernels module.
 
     Subclasses set ``NAME``, ``VERSION``, ``Params`` (a strict pydantic model), ``kernels`` and
     implement :meth:`_build`, :meth:`action_to_string`, :meth:`string_to_action` and :meth:`render`.
+    The optional hooks a game may provide on top (a board picture, extra agents, rollout
+    policies, a learned leaf value...) are declared in :mod:`mctslab.games.contract`.
     """
 
     NAME: ClassVar[str]
@@ -29,6 +34,10 @@ class Game:
     DESCRIPTION: ClassVar[str] = ""
     Params: ClassVar[type[pydantic.BaseModel]]
     kernels: ClassVar[ModuleType]
+    #: optional hook: rollout policy name -> id of the ``policy_playout`` kernel (contract)
+    ROLLOUT_POLICIES: ClassVar[dict[str, int]] = {}
+    #: optional hook: the agents this game offers beyond the generic ones, ``"module:Class"``
+    AGENTS: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, params: pydantic.BaseModel):
         self.params = params
@@ -53,6 +62,11 @@ class Game:
 
     def chance_outcome_to_string(self, outcome: int) -> str:
         return f"chance:{outcome}"
+
+    def picture(self, state: State) -> Picture | None:
+        """Optional hook: the SVG board picture of a state (:mod:`mctslab.games.picture`), or
+        None (the default) to be drawn generically."""
+        return None
 
     # -- generic ----------------------------------------------------------------------------
     def _spec(self, **fields: Any) -> GameSpec:
@@ -190,9 +204,7 @@ class State:
         return f"<State of {self.game.spec.spec_string} after {len(self.history)} moves>"
 
     def _repr_svg_(self) -> str:
-        """The board as SVG, for Jupyter (:mod:`mctslab.interfaces.render`)."""
-        from mctslab.interfaces.render import (
-            state_svg,  # the harness layer; imported only when drawn
-        )
+        """The board as SVG, for Jupyter (:func:`mctslab.games.picture.state_svg`)."""
+        from mctslab.games.picture import state_svg  # imported only when drawn
 
         return state_svg(self)

@@ -29,11 +29,52 @@ A game is two files (the pgx layout):
 
 * ``<game>.py`` — a thin :class:`mctslab.games.base.Game` subclass: the parameter schema, the spec,
   the constants, move strings and the ASCII board.
+
+**Optional hooks.** A game may offer more, each piece optional; what it provides is checked when
+it is registered (:func:`mctslab.games.registry.register`), so that a search or an interface can
+rely on the declaration instead of probing. Optional kernels (:data:`OPTIONAL_KERNELS`), compiled
+(``@njit``) with exactly these parameter names, read by the MDP search
+(:mod:`mctslab.search.mdp_template`, specialised per game by :mod:`mctslab.kernels.codegen`)::
+
+      heuristic_value(consts, state) -> float  a static estimate of the return still to come
+                                               from a decision state (single-player games);
+                                               ``mdp(leaf=heuristic)`` scales it by h_weight
+      network_value(consts, w, fs, state) -> float
+                                               a learned estimate of the return still to come
+                                               from a decision state, with the weights ``w`` and
+                                               feature table ``fs`` of the game's
+                                               ``load_network``; ``mdp(leaf=network)``
+      policy_playout(consts, state, rng, policy, eps, out) -> (n, rng)
+                                               play to the end in place by the rollout policy
+                                               ``policy`` (an id of ``ROLLOUT_POLICIES``), a
+                                               share ``eps`` of the moves uniformly random;
+                                               write the final returns into ``out``
+
+Optional members of the game class (:data:`GAME_HOOKS`)::
+
+      picture(state) -> Picture | None         the SVG board (:mod:`mctslab.games.picture`;
+                                               usually ``<game>_render.py``); None or absent:
+                                               drawn generically
+      board(state_array) -> ndarray            a square int array, 0 empty, 1 and 2 the two
+                                               players' stones (read by the generic picture)
+      load_network(path=None) -> (w, fs)       the trained network ``network_value`` reads
+                                               (``path`` None: the default file); a game has
+                                               both or neither
+      ROLLOUT_POLICIES: dict[str, int]         rollout policy name -> id for ``policy_playout``
+                                               (ids >= 1; 0 is ``random``, the contract's
+                                               ``random_playout``, always available); a game
+                                               has a non-empty table iff it has the kernel
+      AGENTS: tuple[str, ...]                  agents the game offers beyond the generic ones,
+                                               as ``"module:Class"`` paths resolved by the agent
+                                               registry (:mod:`mctslab.agents`); a path, since
+                                               the games layer never imports agents
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
+from typing import Any
 
 #: ``current_player`` at a chance node (OpenSpiel's kChancePlayerId).
 CHANCE_PLAYER = -1
@@ -51,6 +92,57 @@ KERNEL_NAMES = (
     "returns",
     "random_playout",
 )
+
+#: Optional kernels a ``<game>_kernels`` module may define: name -> its parameters, in order
+#: (module docstring).
+OPTIONAL_KERNELS: dict[str, tuple[str, ...]] = {
+    "heuristic_value": ("consts", "state"),
+    "network_value": ("consts", "w", "fs", "state"),
+    "policy_playout": ("consts", "state", "rng", "policy", "eps", "out"),
+}
+
+#: Optional members of a game class: name -> the parameters of a method after ``self``, or None
+#: for a class attribute (module docstring).
+GAME_HOOKS: dict[str, tuple[str, ...] | None] = {
+    "picture": ("state",),
+    "board": ("state",),
+    "load_network": ("path",),
+    "ROLLOUT_POLICIES": None,
+    "AGENTS": None,
+}
+
+
+def parameters(fn: Any) -> tuple[str, ...]:
+    """The parameter names of a function or of a compiled kernel (its Python function)."""
+    return tuple(inspect.signature(getattr(fn, "py_func", fn)).parameters)
+
+
+def optional_kernel(kernels: Any, name: str, default: Any = None) -> Any:
+    """The game's optional kernel ``name`` (one of :data:`OPTIONAL_KERNELS`), else ``default``
+    (a compiled template binds a stand-in it never calls, the driver having refused the case)."""
+    if name not in OPTIONAL_KERNELS:
+        raise KeyError(f"{name!r} is not an optional kernel of the game contract")
+    fn = getattr(kernels, name, None)
+    return fn if callable(fn) else default
+
+
+def provides(game: Any, hook: str) -> bool:
+    """Whether a game (class or instance) provides an optional hook of this contract: a kernel
+    of :data:`OPTIONAL_KERNELS` or a member of :data:`GAME_HOOKS` (a non-empty table for the
+    class attributes, a ``picture`` other than the base class's)."""
+    if hook in OPTIONAL_KERNELS:
+        return optional_kernel(getattr(game, "kernels", None), hook) is not None
+    if hook not in GAME_HOOKS:
+        raise KeyError(f"{hook!r} is not an optional hook of the game contract")
+    value = getattr(game, hook, None)
+    if GAME_HOOKS[hook] is None:
+        return bool(value)
+    if hook == "picture":
+        from mctslab.games.base import Game
+
+        cls = game if isinstance(game, type) else type(game)
+        return getattr(cls, "picture", None) is not Game.picture
+    return callable(value)
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,16 @@ tiles made by merging.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pydantic
 
 from mctslab.errors import IllegalMoveError, SpecError
 from mctslab.games import g2048_kernels as k
+from mctslab.games import g2048_ntuple, g2048_render
 from mctslab.games.base import Game, State
+from mctslab.games.picture import Picture
 from mctslab.games.registry import register
 
 #: accepted move words (the first of each is the canonical one)
@@ -39,6 +43,15 @@ class G2048Game(Game):
     DESCRIPTION = "2048 on 4x4: slide and merge tiles; a 2 (p=0.9) or 4 appears after each move"
     Params = G2048Params
     kernels = k
+    #: the rollout policies of :func:`g2048_kernels.policy_playout` (see ``pick_move`` there)
+    ROLLOUT_POLICIES: ClassVar[dict[str, int]] = {
+        "greedy": k.ROLLOUT_GREEDY,
+        "corner": k.ROLLOUT_CORNER,
+        "greedy_corner": k.ROLLOUT_GREEDY_CORNER,
+        "heuristic": k.ROLLOUT_HEURISTIC,
+    }
+    #: depth-limited expectimax and the greedy n-tuple network player
+    AGENTS = ("mctslab.agents.g2048:ExpectimaxAgent", "mctslab.agents.g2048:NetworkAgent")
 
     def _build(self, p: G2048Params):
         spec = self._spec(
@@ -71,20 +84,27 @@ class G2048Game(Game):
         cell, four = divmod(outcome, 2)
         return f"{4 if four else 2}@r{cell // 4 + 1}c{cell % 4 + 1}"
 
+    def status(self, state: np.ndarray) -> str:
+        """The score, the largest tile and whether the game is over, a tile is to appear or the
+        player is to move (the last line of :meth:`render`)."""
+        score, spawns, over = (int(state[i]) for i in (k.S_SCORE, k.S_SPAWNS, k.S_OVER))
+        status = "game over" if over else ("tile to appear" if spawns else "to move")
+        return f"score {score}, max tile {max_tile(state)}, {status}"
+
+    def picture(self, state: State) -> Picture:
+        """The tiles as SVG (:func:`mctslab.games.g2048_render.draw`)."""
+        return g2048_render.draw(state)
+
     def render(self, state: np.ndarray) -> str:
         rows = []
         for r in range(4):
             cells = [int(e) for e in state[4 * r : 4 * r + 4]]
             rows.append(" ".join(f"{(1 << e) if e else '.':>6}" for e in cells))
-        score, spawns, over = (int(x) for x in state[k.S_SCORE :])
-        status = "game over" if over else ("tile to appear" if spawns else "to move")
-        return "\n".join(rows) + f"\nscore {score}, max tile {max_tile(state)}, {status}"
+        return "\n".join(rows) + "\n" + self.status(state)
 
     def load_network(self, path: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The trained n-tuple network's weights (``path``, default the file ``mctslab train
         2048`` writes) and feature offsets, for :func:`g2048_kernels.network_value`."""
-        from mctslab.games import g2048_ntuple
-
         return g2048_ntuple.load(path), g2048_ntuple.feature_shifts()
 
     def state_from_board(self, text: str, score: int = 0) -> State:
@@ -109,7 +129,7 @@ class G2048Game(Game):
 
 def max_tile(state: np.ndarray) -> int:
     """The largest tile on the board (0 when empty)."""
-    e = int(np.max(state[:16]))
+    e = int(np.max(state[: k.NUM_CELLS]))
     return 1 << e if e else 0
 
 

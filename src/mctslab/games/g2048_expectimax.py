@@ -1,4 +1,5 @@
-"""Depth-limited expectimax for 2048, the strong baseline (compiled; 2048 only).
+"""Depth-limited expectimax for 2048, the strong baseline (compiled), behind the ``expectimax``
+agent that 2048 offers (:mod:`mctslab.agents.g2048`).
 
 The tree alternates max nodes (the player's moves that change the board) and chance nodes (each
 empty cell, a 2 with probability 0.9 and a 4 with 0.1, uniformly over the empty cells)::
@@ -22,7 +23,7 @@ heuristic of the position after each legal move (the array kernels, exact).
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -30,7 +31,6 @@ from numba import njit
 from mctslab.errors import MctslabError
 from mctslab.games import g2048_kernels as k
 from mctslab.games.base import Game, State
-from mctslab.search.result import SearchResult
 
 #: probability below which a chance node is valued by the heuristic
 P_MIN = 1e-4
@@ -169,6 +169,18 @@ def auto_depth(b: int) -> int:
     return min(6, max(2, len(tiles) - 2))
 
 
+@dataclass
+class MoveValues:
+    """What one expectimax search found: the value of each legal move (``moves[i]`` is worth
+    ``values[i]``), the best move, the heuristic evaluations made and the depth searched."""
+
+    moves: list[int]
+    values: list[float]
+    best: int
+    evaluations: int
+    depth: int
+
+
 class Expectimax:
     """Expectimax search for 2048 (see the module docstring)."""
 
@@ -187,8 +199,8 @@ class Expectimax:
             self.tt_depth, np.zeros(2, dtype=np.int64),
         )  # fmt: skip
 
-    def search(self, state: State) -> SearchResult:
-        start = time.perf_counter()
+    def search(self, state: State) -> MoveValues:
+        """The value of every legal move of ``state`` (a decision state)."""
         moves = state.legal_actions()
         if not moves:
             raise MctslabError("search needs a position with a player to move")
@@ -210,17 +222,10 @@ class Expectimax:
                 after.apply_action(a)
                 values[a] = k.board_heuristic(after.array)
         best = max(moves, key=lambda a: values[a])
-        elapsed = time.perf_counter() - start
-        return SearchResult(
-            action=best,
-            actions=moves,
+        return MoveValues(
+            moves=moves,
             values=[float(values[a]) for a in moves],
-            visits=[0 for _ in moves],
-            pv=[best],
-            simulations=int(stats[0]),
-            elapsed=elapsed,
-            sims_per_second=stats[0] / elapsed if elapsed > 0 else 0.0,
-            depth_max=depth,
-            depth_mean=float(depth),
-            depth_median=float(depth),
+            best=best,
+            evaluations=int(stats[0]),
+            depth=depth,
         )

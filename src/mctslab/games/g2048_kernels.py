@@ -33,6 +33,8 @@ from mctslab.kernels.rng import below, uniform
 
 STATE_DTYPE = np.int32
 STATE_SIZE = 19
+#: cells 0..15 of the state hold the tiles' exponents (0 empty), row-major
+NUM_CELLS = 16
 S_SCORE, S_SPAWNS, S_OVER = 16, 17, 18
 NUM_ACTIONS = 4
 NUM_CHANCE = 32

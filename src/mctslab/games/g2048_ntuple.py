@@ -35,7 +35,14 @@ import numpy as np
 from numba import njit
 
 from mctslab.errors import MctslabError
-from mctslab.games.g2048_kernels import board_spawn, feature_index, network_afterstate_value
+from mctslab.games.g2048_kernels import (
+    board_move,
+    board_spawn,
+    feature_index,
+    make_consts,
+    network_afterstate_value,
+    pack,
+)
 from mctslab.games.g2048_kernels import network_best_move as best_move
 from mctslab.kernels import cache
 
@@ -128,6 +135,26 @@ def train(consts, w, fs, n_games, alpha, rng, scores, max_tiles):
     return rng
 
 
+def move_values(consts: np.ndarray, w: np.ndarray, fs: np.ndarray, state, moves: list[int]):
+    """The greedy player's value of each move in ``moves`` from decision state ``state`` (a
+    :class:`~mctslab.games.base.State`, not changed): ``r(s, a) + V(after(s, a))``, or the merge
+    reward alone where a tile is beyond the bitboard (the array kernels play that move). The
+    player of the ``network`` agent (:mod:`mctslab.agents.g2048`): no search, what the network
+    alone is worth."""
+    b, ok = pack(state.array)
+    values = []
+    for a in moves:
+        nb, r = board_move(consts, np.uint64(b), a) if ok else (0, -1)
+        if r < 0:  # a tile beyond the bitboard: the merge reward alone
+            after = state.clone()
+            before = float(after.returns()[0])
+            after.apply_action(a)
+            values.append(float(after.returns()[0]) - before)
+        else:
+            values.append(r + network_afterstate_value(w, fs, np.uint64(nb)))
+    return values
+
+
 # -- files and training from Python -------------------------------------------------------------
 
 
@@ -213,7 +240,6 @@ def train_network(
     file exists and ``resume``), saving after every ``10 · chunk`` games and at the end; after
     each chunk ``report`` gets its summary (games so far, mean score, share reaching 2048 and
     4096). Returns the training record (also written beside the weights)."""
-    from mctslab.games.g2048 import _consts
     from mctslab.kernels.rng import as_state, seed_state
 
     p = Path(path)
@@ -221,7 +247,7 @@ def train_network(
     record = info(p) if resume else {}
     w = _read(p) if resume else new_weights()
     record = {"games": record.get("games", 0), "alpha": alpha, "history": record.get("history", [])}
-    consts, fs = _consts(), feature_shifts()
+    consts, fs = make_consts(), feature_shifts()
     rng = seed_state(seed * 1_000_003 + record["games"])
     scores = np.zeros(chunk, dtype=np.int64)
     tiles = np.zeros(chunk, dtype=np.int64)

@@ -16,8 +16,9 @@ import pydantic
 from pydantic import Field
 
 from mctslab.errors import IllegalMoveError
-from mctslab.games import coords, hex_kernels
-from mctslab.games.base import Game
+from mctslab.games import coords, hex_kernels, hex_render
+from mctslab.games.base import Game, State
+from mctslab.games.picture import Picture
 from mctslab.games.registry import register
 
 SWAP_WORDS = ("swap", "swap-pieces")
@@ -68,6 +69,10 @@ class HexGame(Game):
                 raise IllegalMoveError("this game has no swap rule (load it with swap=true)")
             return self.swap_action
         return coords.hex_from_string(text, self.params.size)
+
+    def picture(self, state: State) -> Picture:
+        """The board as SVG (:func:`mctslab.games.hex_render.draw`)."""
+        return hex_render.draw(state)
 
     def render(self, state: np.ndarray) -> str:
         """The slanted board, each row one more space to the right, and a status line.

@@ -10,8 +10,9 @@ import pydantic
 from pydantic import Field
 
 from mctslab.errors import IllegalMoveError
-from mctslab.games import nim_kernels
-from mctslab.games.base import Game
+from mctslab.games import nim_kernels, nim_render
+from mctslab.games.base import Game, State
+from mctslab.games.picture import Picture
 from mctslab.games.registry import register
 
 
@@ -28,6 +29,8 @@ class NimGame(Game):
     DESCRIPTION = "N counters, take 1..K, taking the last wins; coin=true adds a coin flip"
     Params = NimParams
     kernels = nim_kernels
+    #: the Nim report's greedy player (:meth:`greedy_action`)
+    AGENTS = ("mctslab.agents.nim:GreedyNimAgent",)
 
     def _build(self, p: NimParams):
         consts = np.array([p.n, p.k, int(p.coin)], dtype=np.int32)
@@ -56,13 +59,30 @@ class NimGame(Game):
     def chance_outcome_to_string(self, outcome: int) -> str:
         return "heads" if outcome == 1 else "tails"
 
-    def render(self, state: np.ndarray) -> str:
-        counters, to_move, phase, _last, winner = (int(x) for x in state[:5])
-        row = "|" * counters if counters <= 60 else f"{counters} counters"
+    def counters(self, state: np.ndarray) -> int:
+        """The counters left in a raw state."""
+        return int(state[nim_kernels.S_COUNTERS])
+
+    def status(self, state: np.ndarray) -> str:
+        """Who won, a coin flip pending, or who is to move (the last line of :meth:`render`)."""
+        k = nim_kernels
+        winner, phase = int(state[k.S_WINNER]), int(state[k.S_PHASE])
         if winner >= 0:
-            status = f"player {winner} won"
-        elif phase == 1:
-            status = "coin flip pending"
-        else:
-            status = f"player {to_move} to move (take 1..{self.params.k})"
-        return f"{row} ({counters})\n{status}"
+            return f"player {winner} won"
+        if phase == 1:
+            return "coin flip pending"
+        return f"player {int(state[k.S_TO_MOVE])} to move (take 1..{self.params.k})"
+
+    def greedy_action(self, state: np.ndarray) -> int:
+        """The Nim report's greedy move (section 3.4): take ``n mod (K+1)`` counters, or 1 when
+        that is 0; it leaves a multiple of K+1 whenever it can, perfect play without the coin."""
+        return (self.counters(state) % (self.params.k + 1) or 1) - 1
+
+    def picture(self, state: State) -> Picture:
+        """The heap as SVG (:func:`mctslab.games.nim_render.draw`)."""
+        return nim_render.draw(state)
+
+    def render(self, state: np.ndarray) -> str:
+        counters = self.counters(state)
+        row = "|" * counters if counters <= 60 else f"{counters} counters"
+        return f"{row} ({counters})\n{self.status(state)}"

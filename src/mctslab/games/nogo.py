@@ -18,6 +18,7 @@ from pydantic import Field
 from mctslab.errors import IllegalMoveError
 from mctslab.games import coords, go_board, nogo_kernels
 from mctslab.games.base import Game, State
+from mctslab.games.picture import Picture, go_picture
 from mctslab.games.registry import register
 
 _K = nogo_kernels
@@ -67,6 +68,10 @@ class NoGoGame(Game):
         """``size`` x ``size`` int array of a raw state: 0 empty, 1 Black, 2 White (row 0 = top)."""
         idx = self.consts[_K.C_TABLES : _K.C_TABLES + self.size * self.size]
         return np.asarray(state[_K.HEADER + idx], dtype=np.int64).reshape(self.size, self.size)
+
+    def picture(self, state: State) -> Picture:
+        """The board as SVG (:func:`mctslab.games.picture.go_picture` of :meth:`board`)."""
+        return go_picture(state, self.board(state.array))
 
     def render(self, state: np.ndarray) -> str:
         lines = go_board.render_board(self.board(state))

@@ -12,6 +12,7 @@ import numpy as np
 
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.base import Game, State
+from mctslab.games.contract import provides
 from mctslab.kernels import codegen
 from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import mdp_template as tpl
@@ -26,8 +27,8 @@ LEAVES = {
     "heuristic": tpl.LEAF_HEURISTIC,
     "network": tpl.LEAF_NETWORK,
 }
-#: rollout policies (the game's ``policy_playout`` kinds; 0 is the uniform ``random_playout``)
-ROLLOUTS = {"random": 0, "greedy": 1, "corner": 2, "greedy_corner": 3, "heuristic": 4}
+#: the rollout policy every game has: the contract's uniform ``random_playout``
+RANDOM_ROLLOUT = "random"
 C_SCALES = {"absolute": tpl.C_ABSOLUTE, "best": tpl.C_BEST}
 _MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -47,18 +48,20 @@ class MdpConfig:
     each slot costs ``8 + 12 · num_actions`` bytes, paged in only where used.
 
     Additions to the book (opt-in; the defaults are the book's algorithm):
-    ``rollout`` = ``random`` (the book's uniform rollout), ``greedy`` or ``corner``: the policy
-    of a rollout to the end (needs ``leaf = "rollout"``, ``rollout_depth = 0``, ``γ = 1`` and a
-    game with a ``policy_playout`` kernel, i.e. 2048): ``greedy`` plays a move of the largest
+    ``rollout`` = ``random`` (the book's uniform rollout) or a name of the game's rollout policy
+    table (its ``ROLLOUT_POLICIES`` hook, :mod:`mctslab.games.contract`): the policy of a rollout
+    to the end (needs ``leaf = "rollout"``, ``rollout_depth = 0``, ``γ = 1``), played by the
+    game's ``policy_playout`` kernel. 2048's table: ``greedy`` plays a move of the largest
     merge reward (ties at random), ``corner`` left or down when either is legal, else right,
     else up, ``greedy_corner`` the largest merge reward with ties broken as ``corner`` does,
     ``heuristic`` the largest merge reward plus the line heuristic of the board it leaves (the
-    expectimax agent's evaluation, one ply, no chance); ``eps`` is the share of uniformly random
+    expectimax agent's evaluation, one ply, no chance). ``eps`` is the share of uniformly random
     moves in such a rollout.
     ``c_scale = "best"`` explores with ``c · max_b |Q(s, b)|`` over the node's visited actions
     instead of ``c`` (``c`` then a share of the node's value, not reward units).
-    ``leaf = "network"`` values a leaf by a trained network (the game's ``load_network``;
-    2048's n-tuple network, ``network`` its file, default where ``mctslab train 2048`` puts it).
+    ``leaf = "heuristic"`` and ``leaf = "network"`` need the game's ``heuristic_value`` and
+    ``network_value`` kernels; the network is the game's ``load_network(network)`` (2048's
+    n-tuple network, ``network`` its file, default where ``mctslab train 2048`` puts it).
     """
 
     d: int = 10
@@ -70,10 +73,18 @@ class MdpConfig:
     open_loop: bool = False
     reuse: bool = True
     max_states: int = 1 << 19
-    rollout: Literal["random", "greedy", "corner", "greedy_corner", "heuristic"] = "random"
+    rollout: str = RANDOM_ROLLOUT
     c_scale: Literal["absolute", "best"] = "absolute"
     eps: float = 0.0
     network: str | None = None
+
+
+def rollout_policies(game: Game) -> dict[str, int]:
+    """The rollout policies of a game, name -> the id the template passes to its
+    ``policy_playout`` kernel: ``random`` (0, the uniform ``random_playout``), then the game's
+    ``ROLLOUT_POLICIES`` table (:mod:`mctslab.games.contract`)."""
+    table = getattr(game, "ROLLOUT_POLICIES", None) or {}
+    return {RANDOM_ROLLOUT: 0, **table} if provides(game, "policy_playout") else {RANDOM_ROLLOUT: 0}
 
 
 class Mdp:
@@ -86,31 +97,32 @@ class Mdp:
                 f"agent mdp: the book's MDP search needs a single-player game (one reward "
                 f"stream); {spec.spec_string} has {spec.num_players} players"
             )
-        if config.leaf == "heuristic" and not hasattr(game.kernels, "heuristic_value"):
+        if config.leaf == "heuristic" and not provides(game, "heuristic_value"):
             raise SpecError(
                 f"agent mdp: leaf=heuristic needs a heuristic_value kernel, which "
                 f"{spec.name} lacks; allowed here: leaf=rollout|zero"
             )
-        if config.leaf == "network" and not hasattr(game, "load_network"):
+        if config.leaf == "network" and not provides(game, "network_value"):
             raise SpecError(
                 f"agent mdp: leaf=network needs a trained network for the game, which "
                 f"{spec.name} lacks; allowed here: leaf=rollout|zero|heuristic"
             )
         if config.network is not None and config.leaf != "network":
             raise SpecError("agent mdp: network is the file of leaf=network")
-        if config.rollout not in ROLLOUTS:
-            raise SpecError(
-                f"agent mdp: unknown rollout={config.rollout!r}; allowed: {'|'.join(ROLLOUTS)}"
-            )
         if config.c_scale not in C_SCALES:
             raise SpecError(
                 f"agent mdp: unknown c_scale={config.c_scale!r}; allowed: {'|'.join(C_SCALES)}"
             )
-        if config.rollout != "random":
-            if not hasattr(game.kernels, "policy_playout"):
+        rollouts = rollout_policies(game)
+        if config.rollout != RANDOM_ROLLOUT:
+            if len(rollouts) == 1:
                 raise SpecError(
-                    f"agent mdp: rollout={config.rollout} needs a policy_playout kernel, which "
-                    f"{spec.name} lacks; allowed here: rollout=random"
+                    f"agent mdp: rollout={config.rollout} needs a rollout policy table and a "
+                    f"policy_playout kernel, which {spec.name} lacks; allowed here: rollout=random"
+                )
+            if config.rollout not in rollouts:
+                raise SpecError(
+                    f"agent mdp: unknown rollout={config.rollout!r}; allowed: {'|'.join(rollouts)}"
                 )
             if config.leaf != "rollout" or config.rollout_depth != 0 or config.gamma != 1.0:
                 raise SpecError(
@@ -118,9 +130,9 @@ class Mdp:
                     "leaf=rollout, rollout_depth=0 and gamma=1"
                 )
         elif config.eps != 0.0:
+            policies = "|".join(list(rollouts)[1:]) or f"none for {spec.name}"
             raise SpecError(
-                "agent mdp: eps is the random share of a policy rollout "
-                "(rollout=greedy|corner|greedy_corner|heuristic)"
+                f"agent mdp: eps is the random share of a policy rollout (rollout={policies})"
             )
         if not 0.0 <= config.eps <= 1.0:
             raise SpecError(f"agent mdp: eps must be in [0, 1], got {config.eps}")
@@ -147,7 +159,7 @@ class Mdp:
         self.iparams[tpl.P_NUM_ACTIONS] = na
         self.iparams[tpl.P_NUM_CHANCE] = spec.num_chance_outcomes
         self.iparams[tpl.P_MAX_LENGTH] = spec.max_game_length
-        self.iparams[tpl.P_ROLLOUT_POLICY] = ROLLOUTS[config.rollout]
+        self.iparams[tpl.P_ROLLOUT_POLICY] = rollouts[config.rollout]
         self.iparams[tpl.P_C_SCALE] = C_SCALES[config.c_scale]
         if config.leaf == "network":
             self.net_w, self.net_fs = game.load_network(config.network)

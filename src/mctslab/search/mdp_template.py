@@ -35,17 +35,20 @@ and the move played is ``argmax_a Q[(s, a)]`` after ``m`` simulations from ``s``
   ``k = 0`` rolls out to the end of the game (with ``γ = 1`` through the game's fast
   ``random_playout``: the pure Monte-Carlo value, the score still to come),
   ``LEAF_ZERO`` zero, ``LEAF_HEURISTIC`` ``w · H(s)`` with the game's ``heuristic_value`` kernel
-  (if it has one) and a weight ``w``, ``LEAF_NETWORK`` (an addition) a learned estimate of the
-  score still to come, ``max_a r(s, a) + V(after(s, a))`` with the game's ``network_value``
-  kernel (2048: an n-tuple network trained by TD(0), :mod:`mctslab.games.g2048_ntuple`).
+  and a weight ``w``, ``LEAF_NETWORK`` (an addition) a learned estimate of the score still to
+  come with the game's ``network_value`` kernel (2048: ``max_a r(s, a) + V(after(s, a))`` by an
+  n-tuple network trained by TD(0), :mod:`mctslab.games.g2048_ntuple`). Both kernels are
+  optional hooks of the game contract (:data:`mctslab.games.contract.OPTIONAL_KERNELS`), bound
+  below through :func:`~mctslab.games.contract.optional_kernel`; for a game without one the
+  template binds a stand-in that the driver (:mod:`mctslab.search.mdp`) never lets run.
 * **Rollout policy** (``P_ROLLOUT_POLICY``, an addition to the book; only for a rollout to the
-  end with ``γ = 1``): 0 is the uniform ``random_playout``; another value plays the game's
-  ``policy_playout(policy, eps)`` instead (2048: ``greedy``, the move of the largest merge
-  reward, ties at random; ``corner``, left/down first; ``greedy_corner``, the largest merge
-  reward with ties broken as ``corner``; each with a share ``eps`` of uniformly
-  random moves; :func:`mctslab.games.g2048_kernels.pick_move`). The leaf value is then the score
-  that policy still makes, a less noisy and larger estimate of what a good player makes than
-  the random game's (Browne et al. 2012, "A survey of MCTS methods", §6.1: heavy playouts).
+  end with ``γ = 1``): 0 is the uniform ``random_playout``; another value is an id of the game's
+  rollout policy table (its ``ROLLOUT_POLICIES`` hook) and plays the game's optional
+  ``policy_playout(policy, eps)`` kernel instead, a share ``eps`` of its moves uniformly random
+  (2048: ``greedy``, ``corner``, ``greedy_corner``, ``heuristic``; see
+  :func:`mctslab.games.g2048_kernels.pick_move`). The leaf value is then the score that policy
+  still makes, a less noisy and larger estimate of what a good player makes than the random
+  game's (Browne et al. 2012, "A survey of MCTS methods", §6.1: heavy playouts).
 * **Scaled exploration** (``P_C_SCALE = C_BEST``, an addition): ``explore`` uses
   ``c · max_b |Q(s, b)|`` (over the node's visited actions) instead of ``c``, so ``c`` is a
   share of the node's best value estimate rather than reward units. UCB1's bonus assumes
@@ -62,6 +65,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import g2048_kernels as game  # mctslab:game-kernels
+from mctslab.games.contract import optional_kernel
 from mctslab.kernels.rng import below, next_u64, weighted
 from mctslab.search.transpositions import state_hash
 
@@ -93,7 +97,7 @@ def _no_heuristic(consts, state):
 
 
 #: the game's leaf heuristic, or zero for a game that has none (the driver refuses that case)
-_heuristic = getattr(game, "heuristic_value", _no_heuristic)
+_heuristic = optional_kernel(game, "heuristic_value", _no_heuristic)
 
 
 @njit(cache=True)
@@ -107,11 +111,11 @@ def _no_network(consts, w, fs, state):
 
 
 #: the game's learned leaf value (an n-tuple network), or zero (the driver refuses that case)
-_network = getattr(game, "network_value", _no_network)
+_network = optional_kernel(game, "network_value", _no_network)
 
 
 #: the game's policy rollout to the end, if it has one (the driver refuses a policy otherwise)
-_policy_playout = getattr(game, "policy_playout", _no_policy_playout)
+_policy_playout = optional_kernel(game, "policy_playout", _no_policy_playout)
 
 
 @njit(cache=True)
