@@ -14,7 +14,7 @@ import pydantic
 
 from mctslab import specstr
 from mctslab.errors import IllegalMoveError
-from mctslab.games.contract import CHANCE_PLAYER, TERMINAL_PLAYER, GameSpec
+from mctslab.games.contract import CHANCE_PLAYER, TERMINAL_PLAYER, GameSpec, default_hook
 
 if TYPE_CHECKING:
     from mctslab.games.picture import Picture
@@ -63,6 +63,7 @@ class Game:
     def chance_outcome_to_string(self, outcome: int) -> str:
         return f"chance:{outcome}"
 
+    @default_hook
     def picture(self, state: State) -> Picture | None:
         """Optional hook: the SVG board picture of a state (:mod:`mctslab.games.picture`), or
         None (the default) to be drawn generically."""

@@ -112,6 +112,13 @@ GAME_HOOKS: dict[str, tuple[str, ...] | None] = {
 }
 
 
+def default_hook(fn: Any) -> Any:
+    """Mark a base-class method as the stand-in of an optional hook (a game that does not
+    override it does not provide the hook; see :func:`provides`)."""
+    fn.__contract_default__ = True
+    return fn
+
+
 def parameters(fn: Any) -> tuple[str, ...]:
     """The parameter names of a function or of a compiled kernel (its Python function)."""
     return tuple(inspect.signature(getattr(fn, "py_func", fn)).parameters)
@@ -129,7 +136,7 @@ def optional_kernel(kernels: Any, name: str, default: Any = None) -> Any:
 def provides(game: Any, hook: str) -> bool:
     """Whether a game (class or instance) provides an optional hook of this contract: a kernel
     of :data:`OPTIONAL_KERNELS` or a member of :data:`GAME_HOOKS` (a non-empty table for the
-    class attributes, a ``picture`` other than the base class's)."""
+    class attributes, a method that is not the base class's stand-in)."""
     if hook in OPTIONAL_KERNELS:
         return optional_kernel(getattr(game, "kernels", None), hook) is not None
     if hook not in GAME_HOOKS:
@@ -137,12 +144,7 @@ def provides(game: Any, hook: str) -> bool:
     value = getattr(game, hook, None)
     if GAME_HOOKS[hook] is None:
         return bool(value)
-    if hook == "picture":
-        from mctslab.games.base import Game
-
-        cls = game if isinstance(game, type) else type(game)
-        return getattr(cls, "picture", None) is not Game.picture
-    return callable(value)
+    return callable(value) and not getattr(value, "__contract_default__", False)
 
 
 @dataclass(frozen=True)
