@@ -25,6 +25,24 @@ def nim():
         ("random(sims=3)", "unknown key(s) sims"),
         ("alphazero", "known agents: random, flat, mcts"),
         ("mcts(sims=10", "closing"),
+        ("mcts(c=inf)", "c=inf: input should be a finite number (c: float | None >=0"),
+        ("mcts(c=nan)", "c=nan: input should be a finite number (c: float | None >=0"),
+        ("mcts(rave_k=inf)", "rave_k=inf: input should be a finite number (rave_k: float >0"),
+        (
+            "mcts(time=inf)",
+            "time=inf: input should be a finite number (time: float | None >0 <=86400",
+        ),
+        ("mcts(time=86401)", "time=86401: input should be less than or equal to 86400"),
+        (
+            "flat(time=inf)",
+            "time=inf: input should be a finite number (time: float | None >0 <=86400",
+        ),
+        (
+            "mdp(time=nan)",
+            "time=nan: input should be a finite number (time: float | None >0 <=86400",
+        ),
+        ("mdp(c=inf)", "c=inf: input should be a finite number (c: float >=0"),
+        ("mcts(final=ratio)", "final=ratio: input should be 'robust' or 'mean'"),
     ],
 )
 def test_bad_specs_name_the_problem_and_the_allowed_keys(nim, spec, message):
@@ -94,8 +112,36 @@ def test_searching_a_finished_game_is_an_error(nim):
 def test_final_move_rules():
     game = mctslab.load_game("nogo(size=5)")
     state = game.new_initial_state()
-    for final, key in (("robust", "visits"), ("mean", "values"), ("ratio", "values")):
+    for final, key in (("robust", "visits"), ("mean", "values")):
         r = make_agent(f"mcts(sims=2000,final={final})", game, seed=1).search(state)
         scores = getattr(r, key)
         assert scores[r.actions.index(r.action)] == max(scores)
         assert r.win_ratio == r.values[r.actions.index(r.action)]
+
+
+def test_a_key_that_undoes_its_preset_stays_in_the_canonical_string(nim):
+    """``preset=rave,rave=off`` is plain UCT with the preset's name: its canonical string must
+    say ``rave=off``, or it would read back as RAVE."""
+    a = make_agent("mcts(preset=rave,rave=off,sims=10)", nim)
+    assert a.spec_string.endswith("preset=rave,rave=off)")
+    assert a.config.rave == "off"
+    assert make_agent(a.spec_string, nim).config.rave == "off"
+    assert make_agent("mcts(preset=rave,sims=10)", nim).spec_string.endswith(
+        "preset=rave,rave=paper)"
+    )
+
+
+def test_max_nodes_beyond_the_memory_is_refused_with_the_most_that_fits(nim, monkeypatch):
+    from mctslab.search import options
+
+    monkeypatch.setattr(options, "available_memory", lambda: 50_000_000)
+    with pytest.raises(SpecError) as err:
+        make_agent("mcts(max_nodes=10000000,sims=10)", nim)
+    msg = str(err.value)
+    assert "max_nodes=10000000: needs" in msg and "50 MB of memory is available" in msg
+    most = int(msg.rsplit("at most max_nodes=", 1)[1].split()[0])
+    config = make_agent(f"mcts(max_nodes={most},sims=10)", nim).config
+    assert options.memory_needed(config, nim.spec, 1, most) <= 50_000_000
+    assert options.memory_needed(config, nim.spec, 1, most + 1) > 50_000_000
+    with pytest.raises(SpecError, match="x 4 workers"):
+        make_agent(f"mcts(max_nodes={most},workers=4,sims=10)", nim)

@@ -70,26 +70,32 @@ def parse(text: object) -> tuple[str, dict[str, str]]:
     return name, params
 
 
+def describe_field(key: str, field: Any) -> str:
+    """``key: type range, default d`` for one pydantic field (a field may show another default
+    than its value, e.g. ``c``'s per formula, with ``json_schema_extra={"shown_default": ...}``).
+    """
+    if typing.get_origin(field.annotation) is typing.Literal:
+        ann = "|".join(str(a) for a in typing.get_args(field.annotation))
+    else:
+        ann = getattr(field.annotation, "__name__", None) or str(field.annotation)
+        ann = ann.replace("typing.", "")
+    bounds = []
+    for m in field.metadata:
+        for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+            v = getattr(m, attr, None)
+            if v is not None:
+                bounds.append(f"{sym}{v}")
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    d = extra.get("shown_default", field.default)
+    d = str(d).lower() if isinstance(d, bool) else d
+    default = "" if field.is_required() else f", default {d}"
+    rng = (" " + " ".join(bounds)) if bounds else ""
+    return f"{key}: {ann}{rng}{default}"
+
+
 def describe_fields(model: type[pydantic.BaseModel]) -> str:
     """One line per field: ``key: type range (default d)`` — used in every error message."""
-    parts = []
-    for key, field in model.model_fields.items():
-        if typing.get_origin(field.annotation) is typing.Literal:
-            ann = "|".join(str(a) for a in typing.get_args(field.annotation))
-        else:
-            ann = getattr(field.annotation, "__name__", None) or str(field.annotation)
-            ann = ann.replace("typing.", "")
-        bounds = []
-        for m in field.metadata:
-            for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
-                v = getattr(m, attr, None)
-                if v is not None:
-                    bounds.append(f"{sym}{v}")
-        d = field.default
-        d = str(d).lower() if isinstance(d, bool) else d
-        default = "" if field.is_required() else f", default {d}"
-        rng = (" " + " ".join(bounds)) if bounds else ""
-        parts.append(f"{key}: {ann}{rng}{default}")
+    parts = [describe_field(key, field) for key, field in model.model_fields.items()]
     return "; ".join(parts) if parts else "(no parameters)"
 
 
@@ -112,7 +118,9 @@ def validate(
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"]) or "value"
             given = params.get(loc, err.get("input"))
-            problems.append(f"{loc}={given!s}: {err['msg'].lower()}")
+            field = model.model_fields.get(loc)
+            takes = f" ({describe_field(loc, field)})" if field is not None else ""
+            problems.append(f"{loc}={given!s}: {err['msg'].lower()}{takes}")
         raise SpecError(f"{what}: {'; '.join(problems)}; allowed: {allowed}") from None
 
 

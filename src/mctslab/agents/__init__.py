@@ -60,15 +60,7 @@ _AGENTS = _Agents()
 def describe_agents() -> str:
     """One paragraph per agent: its name, what it does, and every key with type, range and
     default."""
-    text = "\n".join(
-        f"{name}: {cls.DESCRIPTION}\n    {specstr.describe_fields(cls.Params)}"
-        for name, cls in _AGENTS.items()
-    )
-    presets = "; ".join(
-        f"{name} = {', '.join(f'{k}={v}' for k, v in keys.items()) or 'plain UCT'}"
-        for name, keys in PRESETS.items()
-    )
-    return f"{text}\nmcts presets: {presets}"
+    return "\n".join(cls.describe() for cls in _AGENTS.values())
 
 
 def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:

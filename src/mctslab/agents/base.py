@@ -8,13 +8,19 @@ import numpy as np
 import pydantic
 from pydantic import Field
 
+from mctslab import specstr
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
-from mctslab.search.budget import Budget
+from mctslab.search.budget import MAX_SECONDS, Budget
 from mctslab.search.result import SearchResult
 
-#: every agent's key model forbids unknown keys and is immutable
-STRICT = pydantic.ConfigDict(extra="forbid", frozen=True)
+#: every agent's key model forbids unknown keys and non-finite floats (``inf``, ``nan``), and is
+#: immutable
+STRICT = pydantic.ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+#: the ``time`` key of every searching agent: seconds per move, in (0, MAX_SECONDS] as
+#: :class:`~mctslab.search.budget.Budget` takes them
+TIME = Field(None, gt=0, le=int(MAX_SECONDS), description="seconds per move")
 
 
 class RandomParams(pydantic.BaseModel):
@@ -63,6 +69,11 @@ class Agent:
             budget = budget_of(params, cls.DEFAULT_SIMS)
             keys["sims"], keys["time"] = budget.sims, budget.seconds
         return keys
+
+    @classmethod
+    def describe(cls) -> str:
+        """``name: description`` and every key with its type, range and default."""
+        return f"{cls.NAME}: {cls.DESCRIPTION}\n    {specstr.describe_fields(cls.Params)}"
 
     def __repr__(self) -> str:
         return f"make_agent({self.spec_string!r}, {self.game.spec.spec_string!r})"

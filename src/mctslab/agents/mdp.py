@@ -7,7 +7,7 @@ from typing import Literal
 import pydantic
 from pydantic import Field
 
-from mctslab.agents.base import STRICT, Agent, budget_of
+from mctslab.agents.base import STRICT, TIME, Agent, budget_of
 from mctslab.games.base import Game, State
 from mctslab.search.budget import Budget
 from mctslab.search.result import SearchResult
@@ -40,7 +40,7 @@ class MdpParams(pydantic.BaseModel):
         None, description="leaf=network: the network file (default: `mctslab train 2048`'s)"
     )
     sims: int | None = Field(None, ge=1, description="simulations per move (1000 without time)")
-    time: float | None = Field(None, gt=0, description="seconds per move")
+    time: float | None = TIME
     seed: int | None = Field(None, ge=0, description="random seed")
 
 

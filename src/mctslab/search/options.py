@@ -1,28 +1,355 @@
-"""The options of a UCT-family search (:class:`UctConfig`), as the search itself takes them.
+"""Every option of the UCT family, declared once (:data:`OPTIONS`), and what is made from it.
 
-The spec-string model of ``mcts(...)`` (:mod:`mctslab.agents.mcts`) and this record are to be
-generated from one declaration per option.
+One :class:`Option` per key gives its name, type or allowed values, range, default (per formula
+where it depends on one, like ``c``), description, source (author, title, section) and the tree
+statistics it needs when on, as Ludii's strategy roles declare theirs. From :data:`OPTIONS` come:
+
+* :class:`UctConfig`, the search's own record (its attributes, their defaults and checks; ``c``
+  left out takes the formula's default here, in the search layer);
+* :func:`spec_model`, the strict pydantic model of the ``mcts(...)`` spec string
+  (:class:`mctslab.agents.mcts.MctsParams`);
+* :func:`canonical_keys`, the keys of an agent's canonical spec string;
+* :data:`PRESETS`, named bundles of keys (:data:`PRESET_LIST`);
+* :func:`markdown_options` and :func:`markdown_presets`, the tables of ``docs/enhancements.md``.
+
+The walk of ``c`` from a spec string to the kernel: ``mcts(c=0.5)`` -> the generated model
+(:func:`mctslab.specstr.validate`) -> :class:`UctConfig` (:meth:`UctConfig.from_keys`, one step)
+-> the kernel's record (built by :mod:`mctslab.search.uct`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import dataclasses
+import math
+import numbers
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
+from mctslab.errors import SpecError
+from mctslab.search.budget import MAX_SECONDS
+
+FORMULAS = ("slides", "paper", "book", "ucb1tuned")
 Formula = Literal["slides", "paper", "book", "ucb1tuned"]
 RaveSchedule = Literal["off", "paper", "gelly_silver", "article"]
 
-#: The default exploration constant of each formula, for win values in [0, 1]:
-#: ``slides`` 0.7 ≈ 1/sqrt(2), the constant of Kocsis and Szepesvári's analysis (its bonus
-#: 0.7 sqrt(2 ln N/n) ≈ sqrt(ln N/n)); ``book`` 1.0, the same bonus; ``paper`` 0.4, the NoGo
-#: paper's best C against C = 0 at 2,000 simulations per move (its Table in section 3.4);
-#: ``ucb1tuned`` 1.0 as in Auer et al. (2002), where the variance term already scales the bonus.
-DEFAULT_C = {"slides": 0.7, "book": 1.0, "paper": 0.4, "ucb1tuned": 1.0}
+
+@dataclass(frozen=True)
+class Needs:
+    """Statistics an option needs while it is on: the value ``when`` (if given), else any value
+    but ``unless``. ``node`` lists per-node arrays of :class:`mctslab.search.tree.Tree` (they set
+    its bytes per node); ``other`` names tables that are not per node."""
+
+    node: tuple[str, ...] = ()
+    other: tuple[str, ...] = ()
+    when: Any = None
+    unless: Any = None
+    note: str = ""
+
+    def on(self, value: Any) -> bool:
+        return value == self.when if self.when is not None else value != self.unless
+
+    def text(self, key: str) -> str:
+        """``value_sq`` (``formula=ucb1tuned``) and the like, for the docs."""
+        names = ", ".join([*(f"`{n}`" for n in self.node), *self.other])
+        if self.when is not None:
+            cond = f"{key}={_fmt(self.when)}"
+        elif self.unless is False:
+            cond = f"{key}=true"
+        elif self.unless == 0:
+            cond = f"{key}>0"
+        else:
+            cond = f"{key}≠{_fmt(self.unless)}"
+        return f"{names} (with `{cond}`{'; ' + self.note if self.note else ''})"
 
 
 @dataclass(frozen=True)
-class UctConfig:
-    """One UCT-family search. See :func:`mctslab.search.uct_template.uct` for every formula.
+class Option:
+    """One key of ``mcts(...)``.
+
+    ``name`` is the spec-string key (``spec`` false: there is none, the option exists for
+    measurements from Python); ``attr`` the :class:`UctConfig` attribute it sets (None: an
+    agent-level key, such as the budget). ``default`` is a value, or a mapping formula ->
+    value (:data:`FORMULAS`).
+    ``canonical``: ``always`` in the canonical spec string, or only when ``changed`` from the
+    default (the enhancement keys, so that the strings of older agents stay as they were).
+    """
+
+    name: str
+    kind: type
+    default: Any
+    description: str
+    choices: tuple[str, ...] = ()
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    optional: bool = False
+    source: str = ""
+    needs: Needs | None = None
+    attr: str | None = None
+    spec: bool = True
+    canonical: Literal["always", "changed"] = "always"
+    shown_default: str = ""
+
+    @property
+    def per_formula(self) -> bool:
+        return isinstance(self.default, Mapping)
+
+    def default_for(self, formula: str) -> Any:
+        return self.default[formula] if self.per_formula else self.default
+
+    def annotation(self) -> Any:
+        ann = Literal[self.choices] if self.choices else self.kind
+        return ann | None if self.optional or self.per_formula else ann
+
+    def range_text(self) -> str:
+        """``>=0``, ``>0 <=86400``, ``slides|paper``, ``true|false``..."""
+        if self.choices:
+            return "|".join(self.choices)
+        if self.kind is bool:
+            return "true|false"
+        parts = [f"{s}{_fmt(v)}" for s, v in ((">=", self.ge), (">", self.gt), ("<=", self.le))]
+        parts = [
+            p for p, v in zip(parts, (self.ge, self.gt, self.le), strict=True) if v is not None
+        ]
+        finite = " finite" if self.kind is float else ""
+        return f"{self.kind.__name__} {' '.join(parts)}{finite}".strip()
+
+    def default_text(self) -> str:
+        if self.shown_default:
+            return self.shown_default
+        if self.per_formula:
+            return ", ".join(f"{k} {_fmt(v)}" for k, v in self.default.items())
+        return _fmt(self.default)
+
+    def check(self, value: Any) -> None:
+        """Raise :class:`SpecError` naming the allowed values unless ``value`` is one."""
+        if value is None and (self.optional or self.per_formula):
+            return
+        name = self.attr or self.name
+        allowed = f"{name} takes {self.range_text()}"
+        if self.choices:
+            ok = value in self.choices
+        elif self.kind is bool:
+            ok = isinstance(value, bool)
+        elif self.kind is int:
+            ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        elif self.kind is float:
+            ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            ok = ok and math.isfinite(value)
+        else:
+            ok = isinstance(value, self.kind)
+        if ok and self.kind in (int, float) and not self.choices:
+            ok = (
+                (self.ge is None or value >= self.ge)
+                and (self.gt is None or value > self.gt)
+                and (self.le is None or value <= self.le)
+            )
+        if not ok:
+            raise SpecError(f"{name}={_fmt(value)}: not allowed; {allowed}")
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return f"{v:g}" if abs(v) < 1e6 else str(int(v))
+    return str(v)
+
+
+_NOGO = "Chou, Teytaud, Yen 2011, *Revisiting Monte-Carlo Tree Search on a Normal Form Game: NoGo*"
+_HEX = "the Hex article series"
+_SURVEY = "Browne et al. 2012, *A Survey of Monte Carlo Tree Search Methods*"
+
+# fmt: off
+#: Every option of ``mcts(...)``, in the order of the canonical spec string.
+OPTIONS: tuple[Option, ...] = (
+    Option("sims", int, None, "simulations per move (10000 when neither sims nor time is given)",
+           ge=1, optional=True, shown_default="10000 without time"),
+    Option("time", float, None, "seconds per move (whichever of sims and time ends first)",
+           gt=0, le=int(MAX_SECONDS), optional=True),
+    Option("formula", str, "slides",
+           "selection formula: `slides` Q + c·sqrt(2 ln N/n); `paper` W/(n+1) + "
+           "C·sqrt(ln(t+1)/(n+1)); `book` Q + c·sqrt(ln N/n); `ucb1tuned` "
+           "Q + c·sqrt(ln N/n · min(1/4, V))",
+           choices=FORMULAS, attr="formula",
+           source="slides: lecture slides *Deep Learning 12 — MCTS*, the UCT slide; paper: "
+           f"{_NOGO}, §3.4; book: Kocsis and Szepesvári 2006, *Bandit based Monte-Carlo "
+           f"planning*, as in {_SURVEY}; ucb1tuned: Auer, Cesa-Bianchi, Fischer 2002, "
+           "*Finite-time analysis of the multiarmed bandit problem*, §4",
+           needs=Needs(node=("value_sq",), when="ucb1tuned")),
+    Option("c", float, {"slides": 0.7, "paper": 0.4, "book": 1.0, "ucb1tuned": 1.0},
+           "exploration constant, for win values in [0, 1] (default: the formula's)",
+           ge=0, attr="c",
+           source="slides 0.7 ≈ 1/sqrt(2), the constant of Kocsis and Szepesvári's analysis "
+           "(0.7·sqrt(2 ln N/n) ≈ sqrt(ln N/n)); paper 0.4, the NoGo paper's best C against "
+           f"C = 0 at 2,000 simulations per move ({_NOGO}, §3.4); book 1.0, the same bonus as "
+           "slides; ucb1tuned 1.0 as in Auer et al. 2002, where the variance term scales the "
+           "bonus"),
+    Option("expand", int, 1, "visits before a node is expanded (slow node creation, z)",
+           ge=1, le=1_000_000, attr="z", source=f"{_NOGO}, §3.2"),
+    Option("expand_all", bool, True,
+           "all children at once when a node is expanded, else one child per simulation",
+           attr="expand_all", source=f"one child per simulation: {_SURVEY}"),
+    Option("final", str, "robust",
+           "final move: `robust` the most visits (ties: the better mean); `mean` the best mean "
+           "win value, a draw counting half (ties: more visits)",
+           choices=("robust", "mean"), attr="final",
+           source=f"robust child and max child: {_SURVEY}; `mean` is the slides' greedy policy "
+           "argmax Q(s0, a)"),
+    Option("reuse", bool, True, "keep the subtree of the moves played between searches",
+           attr="reuse"),
+    Option("solver", bool, True, "MCTS-Solver: proven wins and losses (two-player games)",
+           attr="solver",
+           source="Winands, Björnsson, Saito 2008, *Monte-Carlo Tree Search Solver*"),
+    Option("max_nodes", int, 2_000_000,
+           "node pool size, the memory cap (the tree stops growing, the search goes on); "
+           "refused when it does not fit in the available memory",
+           ge=2, le=2**31 - 1, attr="max_nodes"),
+    Option("leaf", str, "playout", "leaf evaluation: a uniform playout, or `coin` (a random "
+           "winner, no playout)", choices=("playout", "coin"), attr="leaf",
+           source=f"coin: {_NOGO}"),
+    Option("preset", str, "uct", "a named bundle of the keys below (keys given explicitly win)",
+           canonical="changed"),  # choices: the names of PRESET_LIST, filled in below
+    Option("rave", str, "off",
+           "RAVE/AMAF: the value is (1−β)·Q + β·Q̃ with the AMAF mean Q̃; `paper` β = K/(K+n); "
+           "`gelly_silver` β = ñ/(n + ñ + 4b²nñ); `article` β = max(0, (K−n)/K) (the article "
+           "mixes the whole UCT score, here the value only)",
+           choices=("off", "paper", "gelly_silver", "article"), attr="rave", canonical="changed",
+           source=f"paper: {_NOGO}, §3.1; gelly_silver: Gelly and Silver 2011, *Monte-Carlo tree "
+           f"search and rapid action value estimation in computer Go*; article: {_HEX}' RAVE "
+           "agent", needs=Needs(node=("amaf_n", "amaf_v"), unless="off")),
+    Option("rave_k", float, 300.0, "RAVE K (paper and article schedules)",
+           gt=0, attr="rave_k", canonical="changed", source=f"{_NOGO}, §3.1"),
+    Option("rave_b", float, 0.1, "RAVE bias b (gelly_silver schedule)",
+           ge=0, attr="rave_b", canonical="changed", source="Gelly and Silver 2011"),
+    Option("playout", str, "uniform",
+           "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `go`; Nim `strategic`; "
+           "Go `go`",
+           choices=("uniform", "naive", "nf", "nf2", "strategic", "go"), attr="playout",
+           canonical="changed",
+           source=f"naive: {_NOGO}, §3.3; nf and nf2: §3.5 (the normal form a − b)"),
+    Option("decisive", bool, False, "playouts take a move that wins at once",
+           attr="decisive", canonical="changed",
+           source="Teytaud and Teytaud 2010, *On the huge benefit of decisive moves in "
+           "Monte-Carlo Tree Search algorithms*"),
+    Option("antidecisive", bool, False,
+           "playouts never leave the opponent a move that wins at once (Hex: block its winning "
+           "cell; NoGo: legal-only playouts already are)",
+           attr="antidecisive", canonical="changed", source="Teytaud and Teytaud 2010"),
+    Option("lgrf", bool, False, "Last Good Reply with Forgetting (LGRF-1): playouts answer the "
+           "previous move with the stored last good reply",
+           attr="lgrf", canonical="changed",
+           source="Baier and Drake 2010, *The Power of Forgetting: Improving the "
+           "Last-Good-Reply Policy in Monte Carlo Go*",
+           needs=Needs(other=("reply table",), unless=False)),
+    Option("pool", int, 0, "PoolRAVE: each player's pool is the `pool` moves with the best "
+           "AMAF mean at the root (0 off)",
+           ge=0, le=1000, attr="pool", canonical="changed",
+           source=f"Hoock et al. 2010 (PoolRAVE), as in {_HEX}",
+           needs=Needs(other=("root AMAF statistics per player",), unless=0)),
+    Option("pool_p", float, 0.5, "PoolRAVE: probability that a playout move is drawn from the "
+           "pool (played if legal)",
+           ge=0, le=1, attr="pool_p", canonical="changed", source="Hoock et al. 2010"),
+    Option("qbr", bool, False, "Quality-Based Rewards on playout results",
+           attr="qbr", canonical="changed",
+           source="Pepels, Tak, Lanctot, Winands 2014, *Quality-based Rewards for Monte-Carlo "
+           "Tree Search Simulations* (ECAI)",
+           needs=Needs(other=("length and quality statistics per player",), unless=False)),
+    Option("qbr_a", float, 0.25, "QBR bonus weight a", ge=0, attr="qbr_a", canonical="changed",
+           source="Pepels et al. 2014 (a constant here, Ludii's 0.25)"),
+    Option("qbr_k", float, 1.4, "QBR sigmoid constant k", gt=0, attr="qbr_k",
+           canonical="changed", source="Pepels et al. 2014 (Ludii's 1.4)"),
+    Option("workers", int, 1, "root-parallel searches on threads, root statistics merged",
+           ge=1, le=64, canonical="changed",
+           source="Chaslot, Winands, van den Herik 2008, *Parallel Monte-Carlo Tree Search*"),
+    Option("chance", str, "sampled",
+           "chance events: nodes in the tree (outcomes sampled, or expanded: visited in "
+           "proportion and probability-weighted), or left to playouts",
+           choices=("sampled", "expanded", "playout"), attr="chance", canonical="changed",
+           source="expanded: Antonoglou et al. 2022, *Planning in Stochastic Environments with a "
+           "Learned Model* (Stochastic MuZero), §3",
+           needs=Needs(node=("prob", "exact"), unless="playout",
+                       note="in games with chance events; `exact` with the solver")),
+    Option("exact", int, 0,
+           "node budget of an exact (expectimax) search where the tree grows, 0 off; needs the "
+           "solver", ge=0, le=10**9, attr="exact", canonical="changed",
+           source="Baier and Winands 2015, *MCTS-Minimax Hybrids* (IEEE TCIAIG 7(2))"),
+    Option("seed", int, None, "random seed", ge=0, optional=True),
+    Option("transpositions", bool, True,
+           "MCTS-Solver's table of solved positions (no spec key: off, it measures the table)",
+           attr="transpositions", spec=False,
+           needs=Needs(other=("solved-positions table, 8 to 16 bytes per node",),
+                       unless=False, note="with the solver")),
+)
+# fmt: on
+
+#: ``max_nodes``' bytes per node beyond the tree: the solved-positions table has the power of two
+#: at or above ``max_nodes / 2`` slots, 16 bytes each (:mod:`mctslab.search.transpositions`).
+TABLE_BYTES_PER_SLOT = 16
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named bundle of keys (keys given explicitly in a spec override the preset's)."""
+
+    name: str
+    keys: Mapping[str, Any]
+    what: str
+    source: str = ""
+
+
+# fmt: off
+#: ``mcts(preset=...)``.
+PRESET_LIST: tuple[Preset, ...] = (
+    Preset("uct", {}, "plain UCT"),
+    Preset("rave", {"rave": "paper"}, "RAVE/AMAF, α·r + (1−α)·r′, α = n/(K+n)",
+           f"{_NOGO}, §3.1"),
+    Preset("pool_rave", {"rave": "paper", "pool": 10}, "RAVE plus PoolRAVE playouts",
+           f"Hoock et al. 2010, as in {_HEX}"),
+    Preset("lgrf", {"lgrf": True}, "Last Good Reply with Forgetting (LGRF-1)",
+           f"Baier and Drake 2010, as in {_HEX}"),
+    Preset("decisive", {"decisive": True, "antidecisive": True},
+           "decisive and anti-decisive playout moves", f"Teytaud and Teytaud 2010; {_NOGO}, §3.3"),
+    Preset("nf", {"playout": "nf"}, "the normal-form heuristic a − b (NoGo)", f"{_NOGO}, §3.5"),
+    Preset("qbr", {"qbr": True}, "Quality-Based Rewards", "Pepels, Tak, Lanctot, Winands 2014"),
+)
+# fmt: on
+
+#: preset name -> the keys it sets
+PRESETS: dict[str, dict[str, Any]] = {p.name: dict(p.keys) for p in PRESET_LIST}
+
+OPTIONS = tuple(
+    dataclasses.replace(o, choices=tuple(PRESETS)) if o.name == "preset" else o for o in OPTIONS
+)
+#: spec key -> option (the keys of ``mcts(...)``)
+BY_KEY: dict[str, Option] = {o.name: o for o in OPTIONS if o.spec}
+#: UctConfig attribute -> option
+BY_ATTR: dict[str, Option] = {o.attr: o for o in OPTIONS if o.attr}
+
+#: The default exploration constant of each formula (the ``c`` option's default).
+DEFAULT_C: dict[str, float] = dict(BY_ATTR["c"].default)
+
+
+def _check_presets() -> None:
+    for p in PRESET_LIST:
+        for k, v in p.keys.items():
+            BY_KEY[k].check(v)
+
+
+_check_presets()
+
+
+class _UctConfigMethods:
+    """One UCT-family search: every option of :data:`OPTIONS` that has an ``attr``.
+
+    Built from Python (``UctConfig(formula="paper")``) or from a validated spec string
+    (:meth:`from_keys`), it gets the same defaults: ``c`` left out (None) is the formula's
+    (:data:`DEFAULT_C`), set here. Every value is checked against its option (choices, range,
+    finite floats); a bad one raises :class:`SpecError` naming the allowed values.
+    ``dataclasses.replace`` keeps ``c`` as resolved: give ``c=None`` with a new formula to get
+    its default.
 
     ``final`` picks the move played once the search ends, among the root's children (a child
     proven lost is never picked while another is not; a proven win is always picked; once every
@@ -30,53 +357,28 @@ class UctConfig:
 
     * ``robust``: the most visits (the "robust child"); ties go to the better mean.
     * ``mean``: the best mean win value among visited children (the slides' greedy policy
-      ``argmax Q(s0, a)``, the "max child"); ties go to more visits.
-    * ``ratio``: the Nim report's rule, the best #wins / #playouts. Statistics here are win
-      values with a draw counted as half a win, so this is the ``mean`` rule; the name is kept
-      so that the report's agent can be spelled as it describes itself.
+      ``argmax Q(s0, a)``, the "max child"); ties go to more visits. A draw counts half a win.
 
     ``transpositions`` gives MCTS-Solver its table of solved positions
     (:mod:`mctslab.search.transpositions`), sized from the memory cap: the power of two at or
     above ``max_nodes / 2`` slots, 16 bytes each (8 to 16 bytes per node of ``max_nodes`` beside
-    the tree's 21; 16.8 MB for the default 2,000,000, paged in only where used). It is kept
-    across searches (with or without tree reuse: a proven position stays proven) until
-    :meth:`Uct.reset`. Off, the solver is the tree-only one of Winands et al. (2008); there is
-    no agent key for that, it is there to measure the table.
+    the tree's 21). It is kept across searches until :meth:`Uct.reset`. Off, the solver is the
+    tree-only one of Winands et al. (2008); there is no agent key for that, it is there to
+    measure the table.
     """
 
-    c: float = 0.7
-    formula: Formula = "slides"
-    z: int = 1
-    expand_all: bool = True
-    solver: bool = True
-    leaf: Literal["playout", "coin"] = "playout"
-    final: Literal["robust", "mean", "ratio"] = "robust"
-    reuse: bool = True
-    max_nodes: int = 2_000_000
-    transpositions: bool = True
-    #: RAVE/AMAF schedule (:func:`template.rave_beta`) and its constants K and b
-    rave: RaveSchedule = "off"
-    rave_k: float = 300.0
-    rave_b: float = 0.1
-    #: base playout policy (a key of :data:`mctslab.search.playouts.common.BASE_NAMES`)
-    playout: str = "uniform"
-    decisive: bool = False
-    antidecisive: bool = False
-    lgrf: bool = False
-    #: PoolRAVE: pool size per player (0 off) and the probability of trying a pool move
-    pool: int = 0
-    pool_p: float = 0.5
-    #: Quality-Based Rewards, with the bonus weight a and the sigmoid's k
-    qbr: bool = False
-    qbr_a: float = 0.25
-    qbr_k: float = 1.4
-    #: chance events: ``sampled`` chance nodes in the tree, ``expanded`` ones (outcomes visited
-    #: in proportion to their probabilities, probability-weighted values), or left to the
-    #: ``playout`` (:func:`template.uct`)
-    chance: Literal["sampled", "expanded", "playout"] = "sampled"
-    #: node budget of the exact search (expectimax) tried where the tree grows, 0 off; needs
-    #: the solver (:func:`template.exact_search`)
-    exact: int = 0
+    def __post_init__(self) -> None:
+        if self.c is None:
+            object.__setattr__(self, "c", DEFAULT_C.get(self.formula))
+        for attr, option in BY_ATTR.items():
+            option.check(getattr(self, attr))
+
+    @classmethod
+    def from_keys(cls, keys: Mapping[str, Any]) -> UctConfig:
+        """The configuration of validated spec keys (a model's fields or a dict): every key
+        that has an attribute goes to it, the others (budget, workers, seed) are left out."""
+        get = keys.get if isinstance(keys, Mapping) else lambda k: getattr(keys, k)
+        return cls(**{o.attr: get(o.name) for o in OPTIONS if o.attr and o.spec})
 
     @property
     def uses_policy(self) -> bool:
@@ -89,3 +391,189 @@ class UctConfig:
             or self.pool > 0
             or self.qbr
         )
+
+    def node_statistics(self, chance_tree: bool = False, solver: bool = True) -> tuple[str, ...]:
+        """The optional per-node arrays of the tree this search allocates (:class:`Needs`):
+        ``chance_tree`` the game has chance events in the tree, ``solver`` the solver applies."""
+        names: list[str] = []
+        for attr, option in BY_ATTR.items():
+            if option.needs and option.needs.on(getattr(self, attr)):
+                names += option.needs.node
+        if not chance_tree:
+            names = [n for n in names if n not in ("prob", "exact")]
+        elif not solver:
+            names = [n for n in names if n != "exact"]
+        return tuple(dict.fromkeys(names))
+
+
+UctConfig = dataclasses.make_dataclass(
+    "UctConfig",
+    [
+        (o.attr, o.annotation(), field(default=None if o.per_formula else o.default))
+        for o in OPTIONS
+        if o.attr
+    ],
+    bases=(_UctConfigMethods,),
+    namespace={"__doc__": _UctConfigMethods.__doc__},
+    frozen=True,
+    kw_only=True,
+)
+UctConfig.__module__ = __name__
+
+
+def canonical_keys(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of the canonical ``mcts(...)`` string from validated keys (preset applied),
+    in declaration order: ``c`` spelled out (the formula's default when not given); the keys
+    marked ``changed`` only where they differ from their default and no preset sets them."""
+    preset = PRESETS[values["preset"]]
+    keys: dict[str, Any] = {}
+    for key, option in BY_KEY.items():
+        value = values[key]
+        if option.per_formula and value is None:
+            value = option.default_for(values["formula"])
+        if option.canonical == "changed" and value == option.default and key not in preset:
+            continue
+        keys[key] = value
+    return keys
+
+
+def apply_preset(values: Mapping[str, Any], given: set[str]) -> dict[str, Any]:
+    """The preset's keys filled in where the spec did not give them (``given``)."""
+    return {k: v for k, v in PRESETS[values["preset"]].items() if k not in given}
+
+
+def spec_model(name: str, config: Any, doc: str, module: str) -> Any:
+    """The strict pydantic model of the spec keys (``config``: the agents' model config, which
+    forbids unknown keys and non-finite floats)."""
+    import pydantic
+
+    fields = {}
+    for key, o in BY_KEY.items():
+        bounds = {k: v for k, v in (("ge", o.ge), ("gt", o.gt), ("le", o.le)) if v is not None}
+        extra = {"shown_default": o.default_text()} if o.shown_default or o.per_formula else None
+        default = None if o.per_formula else o.default
+        fields[key] = (
+            o.annotation(),
+            pydantic.Field(default, description=o.description, json_schema_extra=extra, **bounds),
+        )
+    return pydantic.create_model(name, __config__=config, __doc__=doc, __module__=module, **fields)
+
+
+def solver_applies(config: Any, spec: Any) -> bool:
+    """Whether MCTS-Solver runs: it reasons about wins and losses of two players whose utilities
+    sum to a constant; in other games there is nothing it could prove."""
+    return bool(config.solver) and spec.num_players == 2 and spec.utility_sum is not None
+
+
+def tree_bytes_per_node(config: Any, spec: Any) -> int:
+    """Bytes per node of the tree of ``config`` in the game ``spec``
+    (:attr:`mctslab.search.tree.Tree.bytes_per_node`, with the arrays its options need)."""
+    from mctslab.search.tree import Tree
+
+    chance_tree = config.chance != "playout" and spec.num_chance_outcomes > 0
+    stats = config.node_statistics(chance_tree, solver_applies(config, spec))
+    return Tree(
+        1,
+        with_squares="value_sq" in stats,
+        with_amaf="amaf_n" in stats,
+        with_prob="prob" in stats,
+        with_exact="exact" in stats,
+    ).bytes_per_node
+
+
+def table_bytes(max_nodes: int, on: bool) -> int:
+    """The solved-positions table's bytes for a pool of ``max_nodes`` (0 when not ``on``)."""
+    return TABLE_BYTES_PER_SLOT * (1 << ((max_nodes - 1) // 2).bit_length()) if on else 0
+
+
+def memory_needed(config: Any, spec: Any, workers: int = 1, max_nodes: int | None = None) -> int:
+    """Bytes of the trees and tables of ``workers`` searches of ``config`` (with ``max_nodes``
+    in place of its own, if given) in the game ``spec``."""
+    n = config.max_nodes if max_nodes is None else max_nodes
+    table = solver_applies(config, spec) and config.transpositions
+    return workers * (n * tree_bytes_per_node(config, spec) + table_bytes(n, table))
+
+
+def available_memory() -> int | None:
+    """Bytes that can be allocated without swapping (Linux ``MemAvailable``; else the free
+    physical pages), None where neither is known."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(config: Any, spec: Any, workers: int = 1) -> None:
+    """Refuse a ``max_nodes`` whose trees and tables (one per worker) do not fit in the
+    available memory, naming the most that fits."""
+    free = available_memory()
+    need = memory_needed(config, spec, workers)
+    if free is None or need <= free:
+        return
+    lo, hi = 1, config.max_nodes  # the most that fits is in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if memory_needed(config, spec, workers, mid) <= free else (lo, mid)
+    per_node = need / (workers * config.max_nodes)
+    times = f" x {workers} workers" if workers > 1 else ""
+    raise SpecError(
+        f"max_nodes={config.max_nodes}: needs {need / 1e6:,.0f} MB ({per_node:.1f} bytes per "
+        f"node with the solved-positions table{times}), but {free / 1e6:,.0f} MB of memory is "
+        f"available; at most max_nodes={max(lo, 2)} fits"
+    )
+
+
+def describe_options() -> str:
+    """``key: type range, default d`` for every key of ``mcts(...)``, one per line."""
+    return "\n".join(
+        f"    {k}: {o.range_text()}, default {o.default_text()} — {o.description}"
+        for k, o in BY_KEY.items()
+    )
+
+
+def describe_presets() -> str:
+    """One line per preset: the keys it sets and what it is."""
+    return "\n".join(
+        f"    {p.name}: {_keys_text(p.keys) or '(no keys)'} — {p.what}" for p in PRESET_LIST
+    )
+
+
+def _keys_text(keys: Mapping[str, Any]) -> str:
+    return ",".join(f"{k}={_fmt(v)}" for k, v in keys.items())
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown_options() -> str:
+    """The Markdown table of every ``mcts(...)`` key (``docs/enhancements.md``)."""
+    rows = ["| key | values | default | meaning | needs | source |", "|" + " --- |" * 6]
+    for k, o in BY_KEY.items():
+        needs = o.needs.text(k) if o.needs else ""
+        rows.append(
+            f"| `{k}` | {_md(o.range_text())} | {_md(o.default_text())} | {_md(o.description)} "
+            f"| {_md(needs)} | {_md(o.source)} |"
+        )
+    t = BY_ATTR["transpositions"]
+    rows.append(
+        f"| (`transpositions`, Python only) | {_md(t.range_text())} | {_fmt(t.default)} "
+        f"| {_md(t.description)} | {_md(t.needs.text('transpositions'))} | |"
+    )
+    return "\n".join(rows)
+
+
+def markdown_presets() -> str:
+    """The Markdown table of the presets (``docs/enhancements.md``)."""
+    rows = ["| preset | keys it sets | what it is | source |", "| --- | --- | --- | --- |"]
+    for p in PRESET_LIST:
+        keys = f"`{_keys_text(p.keys)}`" if p.keys else "(none)"
+        rows.append(f"| `{p.name}` | {keys} | {_md(p.what)} | {_md(p.source)} |")
+    return "\n".join(rows)
