@@ -16,10 +16,10 @@ zero-sum game); every statistic in the tree is a win value.
 Only the loop and what calls a game kernel are here. Each enhancement is a kernel module of its
 own in :mod:`mctslab.search.enhancements`, compiled once for every game, called from the loop as a
 hook; the exact search (:func:`exact_search`), which calls game kernels, stays here. Every
-enhancement is off unless its parameter turns it on,
-and when off it costs one test per simulation: RAVE (``params.rave``), the playout policy
-(``params.policy``), Last Good Reply (``playout.lgrf``), PoolRAVE (``playout.pool_k``) and
-Quality-Based Rewards (``params.qbr``); their statistics are arrays of shape [0] unless used.
+enhancement is off unless its parameter turns it on, and when off it costs one test per
+simulation: RAVE (``params.rave``), the playout policy (``params.policy``), Last Good Reply
+(``playout.lgrf``), PoolRAVE (``playout.pool_k``) and Quality-Based Rewards (``params.qbr``);
+their statistics are arrays of shape [0] unless used.
 """
 
 import math
@@ -214,15 +214,13 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
       the probabilities without sampling noise; ties at random), skipping solved outcomes; the
       chance node's value is ``sum_i p_i Q_i / sum_i p_i`` over its visited outcomes
       (:func:`mctslab.search.enhancements.chance.weighted_mean`, recomputed at each backup), so a
-      rare outcome weighs what its
-      probability says however often it was visited.
+      rare outcome weighs what its probability says however often it was visited.
 
     RAVE, LGRF and PoolRAVE read the path as alternating moves and are refused with the chance
     tree.
-    ``params.policy`` plays the policies module's ``policy_playout`` instead of the
-    uniform ``random_playout`` (decisive, anti-decisive, LGRF, PoolRAVE, base policies; the
-    parameters in ``playout``, the LGRF and PoolRAVE tables in ``stats``;
-    :mod:`mctslab.search.playouts`).
+    ``params.policy`` plays the policies module's ``policy_playout`` instead of the uniform
+    ``random_playout`` (decisive, anti-decisive, LGRF, PoolRAVE, base policies; the parameters in
+    ``playout``, the LGRF and PoolRAVE tables in ``stats``; :mod:`mctslab.search.playouts`).
     With ``params.qbr`` a playout's win values get Quality-Based Rewards
     (:mod:`mctslab.search.enhancements.qbr`).
 
