@@ -111,3 +111,14 @@ def test_the_docs_hold_the_generated_tables():
     docs = (Path(__file__).parents[1] / "docs" / "enhancements.md").read_text()
     assert options.markdown_presets() in docs
     assert options.markdown_options() in docs
+
+
+def test_bench_presets_lists_the_declared_presets():
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    res = CliRunner().invoke(main, ["bench", "presets", "--list"])
+    assert res.exit_code == 0, res.output
+    assert res.output.strip("\n") == options.describe_presets().strip("\n")
+    assert "pool_rave: rave=paper,pool=10 — RAVE plus PoolRAVE playouts" in res.output

@@ -530,14 +530,6 @@ def check_memory(config: Any, spec: Any, workers: int = 1) -> None:
     )
 
 
-def describe_options() -> str:
-    """``key: type range, default d`` for every key of ``mcts(...)``, one per line."""
-    return "\n".join(
-        f"    {k}: {o.range_text()}, default {o.default_text()} — {o.description}"
-        for k, o in BY_KEY.items()
-    )
-
-
 def describe_presets() -> str:
     """One line per preset: the keys it sets and what it is."""
     return "\n".join(

@@ -14,10 +14,16 @@ from rich.table import Table
 @click.option("--seconds", default=1.0, show_default=True, help="seconds per search")
 @click.option("--rounds", default=3, show_default=True, help="interleaved rounds (best kept)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON list")
-def bench_presets(games, seconds, rounds, as_json):
+@click.option("--list", "list_only", is_flag=True, help="list the presets and their keys, no runs")
+def bench_presets(games, seconds, rounds, as_json, list_only):
     """Simulations per second of every mcts preset (and the other NoGo playouts), each relative
     to plain UCT measured in the same run (default games: NoGo 9x9, Hex 11x11)."""
     from mctslab.harness import bench
+    from mctslab.search import options
+
+    if list_only:
+        click.echo(options.describe_presets())
+        return
 
     rows = bench.presets(tuple(games) or ("nogo(size=9)", "hex(size=11)"), seconds, rounds)
     if as_json:
