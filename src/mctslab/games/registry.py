@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from numba.core import config as numba_config
+
 from mctslab import specstr
 from mctslab.errors import SpecError
 from mctslab.games.base import Game
@@ -43,7 +45,7 @@ def hook_problems(cls: type[Game]) -> list[str]:
         fn = optional_kernel(cls.kernels, name)
         if fn is None:
             continue
-        if not hasattr(fn, "py_func"):
+        if not hasattr(fn, "py_func") and not numba_config.DISABLE_JIT:
             out.append(
                 f"kernel {name} is not compiled (@njit); templates call it from compiled code"
             )
