@@ -118,9 +118,7 @@ def validate(
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"]) or "value"
             given = params.get(loc, err.get("input"))
-            field = model.model_fields.get(loc)
-            takes = f" ({describe_field(loc, field)})" if field is not None else ""
-            problems.append(f"{loc}={given!s}: {err['msg'].lower()}{takes}")
+            problems.append(f"{loc}={given!s}: {err['msg'].lower()}")
         raise SpecError(f"{what}: {'; '.join(problems)}; allowed: {allowed}") from None
 
 
