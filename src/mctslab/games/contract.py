@@ -55,8 +55,9 @@ Optional members of the game class (:data:`GAME_HOOKS`)::
       picture(state) -> Picture | None         the SVG board (:mod:`mctslab.games.picture`;
                                                usually ``<game>_render.py``); None or absent:
                                                drawn generically
-      board(state_array) -> ndarray            a square int array, 0 empty, 1 and 2 the two
-                                               players' stones (read by the generic picture)
+      board(state) -> ndarray                  of a raw state array: a square int array, 0
+                                               empty, 1 and 2 the two players' stones (read by
+                                               the generic picture)
       load_network(path=None) -> (w, fs)       the trained network ``network_value`` reads
                                                (``path`` None: the default file); a game has
                                                both or neither
