@@ -43,7 +43,7 @@ def test_decision_and_chance_levels_follow_the_game(spec, chance):
     agent = make_agent(f"mcts(sims=3000,chance={chance})", game, seed=1)
     agent.search(state)
     seen = {"chance": 0, "decision": 0}
-    walk(game, agent._uct.tree, ROOT, state, seen)
+    walk(game, agent.searcher.tree, ROOT, state, seen)
     assert seen["chance"] >= 3 and seen["decision"] >= 3
 
 
@@ -51,7 +51,7 @@ def test_outcomes_are_sampled_by_their_probabilities():
     game = mctslab.load_game("nim(n=20,k=3,coin=true)")
     agent = make_agent("mcts(sims=20000)", game, seed=2)
     agent.search(game.new_initial_state())
-    tree = agent._uct.tree
+    tree = agent.searcher.tree
     node = max(tree.children(ROOT), key=lambda i: int(tree.visits[i]))  # a chance node
     tails, heads = (int(tree.visits[i]) for i in tree.children(node))
     n = tails + heads
@@ -79,7 +79,7 @@ def test_chance_playout_keeps_chance_out_of_the_tree():
     game = mctslab.load_game("nim(n=9,k=3,coin=true)")
     agent = make_agent("mcts(sims=2000,chance=playout)", game, seed=1)
     agent.search(game.new_initial_state())
-    tree = agent._uct.tree
+    tree = agent.searcher.tree
     assert all(not tree.children(i) for i in tree.children(ROOT))
 
 

@@ -135,8 +135,8 @@ def test_coin_nim_is_solved_exactly_up_to_50_with_the_exact_search(chance):
         assert math.isclose(r.solved_value, max(q[n]), abs_tol=1e-12), n
         if r.proven == PROVEN_EXACT:
             exact_roots += 1
-            kids = agent._uct.tree.children(ROOT)
-            values = agent._uct.tree.solved_values(kids)
+            kids = agent.searcher.tree.children(ROOT)
+            values = agent.searcher.tree.solved_values(kids)
             assert np.allclose(values, q[n], rtol=0, atol=1e-12), n
         else:  # a proven win stops at the winning move
             assert r.proven == 1 and q[n][r.action] == 1.0, n

@@ -67,7 +67,7 @@ def test_same_seed_same_tree_and_same_game():
         while not state.is_terminal():
             agent = agents[state.current_player()]
             state.apply_action(agent.step(state))
-            digests.append(tree_digest(agent._uct))
+            digests.append(tree_digest(agent.searcher))
         return state.history, digests
 
     assert play(3) == play(3)
@@ -109,7 +109,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_moves_played():
     state = game.new_initial_state()
     first = agent.search(state)
     assert first.reused_fraction == 0.0
-    uct = agent._uct
+    uct = agent.searcher
     mine = uct.tree.child_with_action(0, first.action)
     reply = int(np.argmax([uct.tree.visits[i] for i in uct.tree.children(mine)]))
     reply_node = list(uct.tree.children(mine))[reply]

@@ -135,7 +135,7 @@ def test_the_table_outlives_a_search_until_reset():
     assert again.proven == 1 and again.simulations <= 3 and again.action == first.action
     assert again.proven_positions == first.proven_positions
     agent.reset()
-    assert agent._uct.table.used == 0 and (agent._uct.table.vals == EMPTY).all()
+    assert agent.searcher.table.used == 0 and (agent.searcher.table.vals == EMPTY).all()
 
 
 def test_no_table_without_the_solver():

@@ -23,7 +23,7 @@ def wait(session: Session, seconds: float = 60.0) -> None:
 
 def searcher(session: Session, seat: int):
     agent = session.seats[seat].agent
-    return getattr(agent, "searcher", None) or agent._uct
+    return agent.searcher
 
 
 def test_workers_are_honoured_in_the_web_session():

@@ -43,6 +43,9 @@ class Agent:
         self.last_result: SearchResult | None = None
         #: the budget of a search called without one (from the spec's ``sims``/``time``)
         self.budget: Budget | None = None
+        #: the search object behind the agent (``Uct``, ``RootParallel``, ``Flat``, ``Mdp``), whose
+        #: tree viewers may read; None for an agent that keeps none
+        self.searcher: Any = None
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         raise NotImplementedError

@@ -49,10 +49,10 @@ class FlatAgent(Agent):
     def __init__(self, spec_string: str, game: Game, params: FlatParams, seed: int):
         super().__init__(spec_string, game)
         self.budget = budget_of(params, self.DEFAULT_SIMS)
-        self._flat = Flat(game, seed)
+        self.searcher = Flat(game, seed)
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
-        return self._flat.search(state, budget or self.budget)
+        return self.searcher.search(state, budget or self.budget)
 
 
 class MctsAgent(Agent):
@@ -65,21 +65,20 @@ class MctsAgent(Agent):
         from mctslab.search.parallel import RootParallel
 
         super().__init__(spec_string, game)
-        params = apply_preset(params)
-        self.budget = budget_of(params, self.DEFAULT_SIMS)
+        self.budget = budget_of(params, self.DEFAULT_SIMS)  # params come from prepare()
         self.config = UctConfig.from_keys(params)
         options.check_memory(self.config, game.spec, params.workers)
         if params.workers > 1:
-            self._uct = RootParallel(game, self.config, seed, params.workers)
+            self.searcher = RootParallel(game, self.config, seed, params.workers)
         else:
-            self._uct = Uct(game, self.config, seed)
+            self.searcher = Uct(game, self.config, seed)
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
-        return self._uct.search(state, budget or self.budget)
+        return self.searcher.search(state, budget or self.budget)
 
     def reset(self) -> None:
         super().reset()
-        self._uct.reset()
+        self.searcher.reset()
 
     @classmethod
     def prepare(cls, params: pydantic.BaseModel) -> pydantic.BaseModel:

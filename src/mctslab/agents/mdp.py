@@ -58,11 +58,11 @@ class MdpAgent(Agent):
         keys = ("d", "c", "gamma", "leaf", "rollout_depth", "h_weight", "open_loop", "reuse")
         keys += ("rollout", "eps", "c_scale", "network")
         config = MdpConfig(max_states=params.max_states, **{k: getattr(params, k) for k in keys})
-        self._mdp = Mdp(game, config, seed)
+        self.searcher = Mdp(game, config, seed)
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
-        return self._mdp.search(state, budget or self.budget)
+        return self.searcher.search(state, budget or self.budget)
 
     def reset(self) -> None:
         super().reset()
-        self._mdp.reset()
+        self.searcher.reset()

@@ -40,8 +40,7 @@ def search_tree(agent: Agent) -> Tree | None:
     """The agent's own search tree, the one its searches grow (for root-parallel search the first
     worker's, :attr:`mctslab.search.parallel.RootParallel.tree`), or None for an agent that keeps
     none (``flat``, ``random``, ``mdp``)."""
-    searcher = getattr(agent, "searcher", None) or getattr(agent, "_uct", None)
-    tree = getattr(searcher, "tree", None)
+    tree = getattr(agent.searcher, "tree", None)
     return tree if isinstance(tree, Tree) else None
 
 
