@@ -5,6 +5,7 @@ takes the records built here (:mod:`mctslab.search.records`) from :class:`UctCon
 from __future__ import annotations
 
 import time
+import typing
 
 import numpy as np
 
@@ -47,34 +48,33 @@ RAVE_SCHEDULES = {
 }
 
 
+#: the Python type of each field of :class:`UctParams`
+_FIELD_TYPES: dict[str, type] = typing.get_type_hints(UctParams)
+
+
 def uct_params(config: UctConfig, spec, solver: bool, chance_tree: bool) -> UctParams:
     """The kernel's scalar parameters from ``config`` and the game's ``spec`` (every field of one
-    Python type, so that the kernel compiles once per game)."""
+    Python type, so that the kernel compiles once per game). A field named like a
+    :class:`UctConfig` attribute takes that attribute, converted to the field's type; the rest
+    are the codes of the tables above and what the game and the caller decide."""
     lo = float(spec.min_utility)
     hi = float(spec.max_utility) if spec.max_utility > spec.min_utility else lo + 1.0
-    return UctParams(
-        c=float(config.c),
+    decided = dict(
         lo=lo,
         span=hi - lo,
         formula=FORMULAS[config.formula],
-        z=int(config.z),
-        expand_all=bool(config.expand_all),
         solver=bool(solver),
         leaf=LEAVES[config.leaf],
         num_players=int(spec.num_players),
         num_actions=int(spec.num_distinct_actions),
         max_length=int(spec.max_game_length),
         rave=RAVE_SCHEDULES[config.rave],
-        rave_k=float(config.rave_k),
-        rave_b=float(config.rave_b),
         policy=bool(config.uses_policy),
-        qbr=bool(config.qbr),
-        qbr_a=float(config.qbr_a),
-        qbr_k=float(config.qbr_k),
         chance=CHANCE_MODES[config.chance] if chance_tree else template.CHANCE_OFF,
         num_chance=int(spec.num_chance_outcomes),
-        exact=int(config.exact),
     )
+    direct = {f: _FIELD_TYPES[f](getattr(config, f)) for f in _FIELD_TYPES if f not in decided}
+    return UctParams(**direct, **decided)
 
 
 class Uct:
