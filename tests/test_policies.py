@@ -278,3 +278,36 @@ def test_hex_fill_playout_plays_the_stored_reply_and_finds_the_winner():
                 break
             replay.apply_action(int(moves[2 * i + 1]))
         assert replay.returns() == out.tolist()
+
+
+def _contested_first_moves(game, text, seeds):
+    """The first move of ``playout=contested`` playouts from ``text`` (Black to move)."""
+    params = common.playout_params(base=nogo_policies.BASE_CONTESTED, num_actions=25)
+    stats = common.policy_stats(2, 25)
+    firsts = []
+    for seed in seeds:
+        state = game.state_from_ascii(text, to_move=0).array.copy()
+        moves = np.zeros(2 * 26, dtype=np.int64)
+        out = np.zeros(2)
+        n, _ = nogo_policies.policy_playout(
+            game.consts, state, seed_state(seed), moves, out, -1, params, stats
+        )
+        assert n >= 1
+        firsts.append(int(moves[1]))
+    return firsts
+
+
+def test_contested_playout_keeps_the_movers_own_points_for_later():
+    game = mctslab.load_game("nogo(size=5)")
+    # a5, c5 and e5 are Black's own: a White stone there would have no liberty (suicide). Every
+    # point of rows 3 to 1 is legal for both: the playout's first move is always one of those,
+    # and each of the 15 comes up (uniform among them).
+    text = ". X . X .\nX X X X X\n. . . . .\n. . . . .\n. . . . ."
+    firsts = _contested_first_moves(game, text, range(600))
+    assert set(firsts) == set(range(10, 25))
+    counts = np.bincount(firsts, minlength=25)[10:]
+    assert counts.min() > 600 / 15 * 0.5
+    # With nothing contested left, Black plays one of its own points (and White, with no
+    # legal move, loses).
+    text = ". X . X .\nX X X X X\nX X X X X\nX X X X X\nX X X X ."
+    assert set(_contested_first_moves(game, text, range(200))) == {0, 2, 4, 24}

@@ -16,6 +16,11 @@
   atari), so only those points are tested, before ``m`` and as they would be after it: the
   groups next to ``m`` get their liberty sums after the move computed from the kernels' sums,
   nothing is copied or played.
+* ``contested`` — the cheap form of the normal-form principle: a point legal for both players is
+  played before a point only the mover can use (no opponent can take that one from the mover, so
+  it is kept for later; in NoGo's endgame the player with more such points wins). Uniform among
+  the mover's legal points that are legal for the opponent too, else uniform among the rest; one
+  extra legality test per candidate drawn (:func:`_draw_contested`).
 * ``go`` — the Go-style (MoGo) playout adapted to NoGo, :func:`go_playouts.nogo_go_style_playout`
   (the paper's "Go playouts" of section 3.3); it takes no other modifier.
 * ``decisive`` — play a move after which the opponent has no legal move (the opponent's
@@ -61,6 +66,7 @@ BASE_NAIVE = 1
 BASE_NF = 2
 BASE_NF2 = 3
 BASE_GO = 4
+BASE_CONTESTED = 5
 #: the base policies this module implements, name -> id
 BASES = {
     "uniform": BASE_UNIFORM,
@@ -68,6 +74,7 @@ BASES = {
     "nf": BASE_NF,
     "nf2": BASE_NF2,
     "go": BASE_GO,
+    "contested": BASE_CONTESTED,
 }
 
 
@@ -308,6 +315,43 @@ def _nf_move(consts, state, gbuf, aff, seen, stamp, c, two_sided, rng):
 
 
 @njit(inline="always")
+def _draw_contested(state, rng, c, w, pp, base):
+    """A uniform legal point of player ``c`` that the opponent may play too, else a uniform point
+    only ``c`` may play, else -1 (``c`` has no legal move). Returns ``(point, rng)``.
+
+    The candidate list at ``base`` (``cnt`` entries) is split as it is drawn from: ``[0, m)`` not
+    yet drawn, ``[m, cnt)`` drawn and found legal for ``c`` only (kept: they stay candidates). A
+    drawn point illegal for ``c`` leaves the list for good, as in ``random_playout``; the point
+    played leaves it too (the opponent drops it when they draw it)."""
+    cnt = state[S_NCAND + c]
+    col = c + 1
+    m = cnt
+    found = -1
+    while m > 0:
+        rng, i = below(rng, m)
+        p = state[U(base + i)]
+        m -= 1
+        state[U(base + i)] = state[U(base + m)]
+        if not _is_legal(state, p, col, w, pp):
+            cnt -= 1
+            state[U(base + m)] = state[U(base + cnt)]
+        elif _is_legal(state, p, 3 - col, w, pp):
+            cnt -= 1
+            state[U(base + m)] = state[U(base + cnt)]
+            found = p
+            break
+        else:
+            state[U(base + m)] = p
+    if found < 0 and cnt > 0:  # every candidate left is the mover's own
+        rng, i = below(rng, cnt)
+        found = state[U(base + i)]
+        cnt -= 1
+        state[U(base + i)] = state[U(base + cnt)]
+    state[S_NCAND + c] = cnt
+    return found, rng
+
+
+@njit(inline="always")
 def _decisive(consts, state, gbuf, c):
     """A legal move of player ``c`` after which the opponent has no legal move, or -1 (the
     opponent's candidates are tested in the position after the move, without playing it; a
@@ -390,6 +434,9 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
                     rng, found, stamp = _nf_move(
                         consts, state, gbuf, aff, seen, stamp, c, base_policy == BASE_NF2, rng
                     )
+                elif base_policy == BASE_CONTESTED:
+                    base = HEADER + N_PADDED_ARRAYS * pp + c * nn
+                    found, rng = _draw_contested(state, rng, c, np.int64(w), pp, base)
                 else:
                     base = HEADER + N_PADDED_ARRAYS * pp + c * nn
                     found, rng = _nogo_draw_legal(state, rng, c, np.int64(w), pp, base)

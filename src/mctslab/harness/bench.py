@@ -120,6 +120,7 @@ PRESET_AGENTS = (
     "mcts(preset=nf)",
     "mcts(playout=nf2)",
     "mcts(playout=naive)",
+    "mcts(playout=contested)",
     "mcts(playout=go)",
     "mcts(preset=qbr)",
     "mcts(workers=2)",

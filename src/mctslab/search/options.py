@@ -225,11 +225,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("rave_b", float, 0.1, "RAVE bias b (gelly_silver schedule)",
            ge=0, attr="rave_b", canonical="changed", source="Gelly and Silver 2011"),
     Option("playout", str, "uniform",
-           "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `go`; Nim `strategic`; "
-           "Go `go`",
-           choices=("uniform", "naive", "nf", "nf2", "strategic", "go"), attr="playout",
+           "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `contested`, `go`; Nim "
+           "`strategic`; Go `go`",
+           choices=("uniform", "naive", "nf", "nf2", "contested", "strategic", "go"),
+           attr="playout",
            canonical="changed",
-           source=f"naive: {_NOGO}, §3.3; nf and nf2: §3.5 (the normal form a − b)"),
+           source=f"naive: {_NOGO}, §3.3; nf and nf2: §3.5 (the normal form a − b); contested: "
+           "§3.5's principle in its cheapest form (points legal for both first)"),
     Option("decisive", bool, False, "playouts take a move that wins at once",
            attr="decisive", canonical="changed",
            source="Teytaud and Teytaud 2010, *On the huge benefit of decisive moves in "
