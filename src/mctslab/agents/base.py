@@ -23,6 +23,17 @@ STRICT = pydantic.ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 TIME = Field(None, gt=0, le=int(MAX_SECONDS), description="seconds per move")
 
 
+class Forfeit(MctslabError):
+    """Raised by ``Agent.step`` when the agent gives up the game: it resigned, or it lost by fault
+    (an external engine crashed, hung, answered garbage or an illegal move). ``reason`` says which;
+    the arena (:func:`mctslab.harness.game.play_game`) scores the game as a loss for that seat and
+    keeps the reason."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 class RandomParams(pydantic.BaseModel):
     model_config = STRICT
     seed: int | None = Field(None, ge=0, description="random seed")
@@ -58,6 +69,10 @@ class Agent:
     def reset(self) -> None:
         """Forget everything from the current game."""
         self.last_result = None
+
+    def close(self) -> None:
+        """Release what the agent holds outside Python (an engine process); nothing for most
+        agents. A later ``step`` starts afresh."""
 
     @classmethod
     def prepare(cls, params: pydantic.BaseModel) -> pydantic.BaseModel:

@@ -6,6 +6,11 @@ is a :class:`GameTask`; every seed derives from (run seed, game index) by :func:
 game can be replayed exactly (:func:`replay`), whichever worker played it and in whatever order
 games finished. :func:`play_task` is what a worker process or a Ray task runs; it returns the
 game's database row (:mod:`mctslab.harness.store`).
+
+An agent whose ``step`` raises :class:`~mctslab.agents.base.Forfeit` (it resigned, or an external
+engine crashed, hung or answered an illegal move) loses the game there: its seat gets the game's
+minimum utility, every other seat the maximum, and the record keeps the seat and the reason
+(stored with the game's search statistics as ``"forfeit": {"player": p, "reason": "..."}``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from mctslab.agents.base import Forfeit
 from mctslab.games.base import Game, State
 from mctslab.search.budget import Budget
 
@@ -31,6 +37,8 @@ class GameRecord:
     search_stats: dict[str, list] = field(default_factory=dict)
     #: the state the game ended in (terminal unless ``max_moves`` stopped it)
     final: State | None = field(default=None, repr=False)
+    #: the seat that resigned or lost by fault, and why (None when the game ended by its rules)
+    forfeit: tuple[int, str] | None = None
 
 
 #: the statistics of each decision kept with a game (from :class:`~mctslab.search.SearchResult`)
@@ -64,7 +72,8 @@ def play_game(
     ``on_move(state, player, action, agent)`` is called after each decision move is applied;
     ``max_moves`` stops the game after that many decisions (the record's ``final`` state is then
     not terminal); ``budget`` is the budget of every decision's search (each agent's own, from
-    its spec, by default): every move is ``agent.step(state, budget)``.
+    its spec, by default): every move is ``agent.step(state, budget)``. A step that raises
+    :class:`~mctslab.agents.base.Forfeit` ends the game as a loss for that player.
     """
     chance = random.Random(rng_seed)
     for agent in agents:
@@ -72,6 +81,7 @@ def play_game(
     state = game.new_initial_state()
     seconds: list[float] = []
     searched: dict[str, list] = {"player": [], **{k: [] for k in SEARCH_STAT_FIELDS}}
+    forfeit: tuple[int, str] | None = None
     while not state.is_terminal() and (max_moves is None or len(seconds) < max_moves):
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
@@ -81,17 +91,26 @@ def play_game(
         player = state.current_player()
         agent = agents[player]
         t0 = time.perf_counter()
-        action = agent.step(state, budget)
+        try:
+            action = agent.step(state, budget)
+        except Forfeit as exc:
+            forfeit = (player, exc.reason)
         seconds.append(time.perf_counter() - t0)
-        result = getattr(agent, "last_result", None)
+        result = getattr(agent, "last_result", None) if forfeit is None else None
         searched["player"].append(player)
         for k in SEARCH_STAT_FIELDS:
             searched[k].append(getattr(result, k, 0) if result is not None else 0)
+        if forfeit is not None:
+            break
         state.apply_action(action)
         if on_move is not None:
             on_move(state, player, action, agent)
     names = tuple(a.spec_string for a in agents)
-    return GameRecord(names, list(state.history), state.returns(), seconds, searched, state)
+    returns = state.returns()
+    if forfeit is not None:
+        returns = [game.spec.max_utility] * len(agents)
+        returns[forfeit[0]] = game.spec.min_utility
+    return GameRecord(names, list(state.history), returns, seconds, searched, state, forfeit)
 
 
 def score_of(returns: Sequence[float], seat: int) -> float:
@@ -143,7 +162,14 @@ def play_task(task: GameTask) -> dict:
     seeds = [seed_for(task.run_seed, task.index, p) for p in range(len(task.players))]
     agents = [make_agent(sp, game, seed=s) for sp, s in zip(task.players, seeds, strict=True)]
     chance_seed = seed_for(task.run_seed, task.index, 2)
-    record = play_game(game, agents, rng_seed=chance_seed)
+    try:
+        record = play_game(game, agents, rng_seed=chance_seed)
+    finally:
+        for agent in agents:
+            agent.close()
+    stats = dict(record.search_stats)
+    if record.forfeit is not None:
+        stats["forfeit"] = {"player": record.forfeit[0], "reason": record.forfeit[1]}
     return {
         "game_index": task.index,
         "game": task.game,
@@ -157,7 +183,7 @@ def play_task(task: GameTask) -> dict:
             score_of(record.returns, task.seat_a) if task.spec_b else float(record.returns[0])
         ),
         "move_seconds": record.seconds,
-        "search_stats": record.search_stats,
+        "search_stats": stats,
     }
 
 
