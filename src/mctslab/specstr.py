@@ -6,9 +6,12 @@ Grammar (whitespace around tokens is ignored)::
     item   := KEY "=" VALUE
     NAME   := [A-Za-z_][A-Za-z0-9_]*       (also a leading digit, for games like 2048)
     KEY    := [A-Za-z_][A-Za-z0-9_]*
-    VALUE  := any run of characters without ",", "(", ")" or "="
+    VALUE  := any run of characters without ",", "(", ")", "=" or '"'
+            |  '"' any characters, with '\\"' for '"' and '\\\\' for '\\' '"'
 
-Values stay strings here; the caller validates and converts them against a schema
+A quoted value keeps spaces, commas, parentheses and "=" (``gtp(cmd="gnugo --mode gtp",time=1)``);
+:func:`format_spec` quotes a value that needs it, so canonical strings parse back. Values stay
+strings here; the caller validates and converts them against a schema
 (:func:`validate`), so that every consumer (games, agents) reports errors the same way.
 """
 
@@ -25,6 +28,9 @@ from mctslab.errors import SpecError
 
 _NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\Z', re.DOTALL)
+#: characters that make :func:`format_spec` quote a value
+_NEEDS_QUOTES = re.compile(r'[\s,()="\\]')
 
 
 def parse(text: object) -> tuple[str, dict[str, str]]:
@@ -44,8 +50,6 @@ def parse(text: object) -> tuple[str, dict[str, str]]:
         if not s.endswith(")"):
             raise SpecError(f"spec {text!r}: '(' without a closing ')' at the end")
         name, _, body = s[:-1].partition("(")
-        if "(" in body or ")" in body:
-            raise SpecError(f"spec {text!r}: nested or unbalanced parentheses")
     else:
         if ")" in s:
             raise SpecError(f"spec {text!r}: ')' without '('")
@@ -55,19 +59,59 @@ def parse(text: object) -> tuple[str, dict[str, str]]:
         raise SpecError(f"spec {text!r}: bad name {name!r} (letters, digits and '_' only)")
     params: dict[str, str] = {}
     if body.strip():
-        for raw in body.split(","):
+        for raw in _items(text, body):
             key, eq, value = raw.partition("=")
             key, value = key.strip(), value.strip()
-            if not eq or "=" in value:
+            quoted = value.startswith('"')
+            if not eq or (not quoted and ("=" in value or '"' in value)):
                 raise SpecError(f"spec {text!r}: expected key=value, got {raw.strip()!r}")
             if not _KEY.match(key):
                 raise SpecError(f"spec {text!r}: bad key {key!r}")
+            if quoted:
+                match = _QUOTED.match(value)
+                if match is None:
+                    raise SpecError(f"spec {text!r}: key {key!r}: text after the closing '\"'")
+                value = re.sub(r"\\(.)", r"\1", match.group(1), flags=re.DOTALL)
             if not value:
                 raise SpecError(f"spec {text!r}: key {key!r} has no value")
             if key in params:
                 raise SpecError(f"spec {text!r}: key {key!r} given twice")
             params[key] = value
     return name, params
+
+
+def _items(text: str, body: str) -> list[str]:
+    """``body`` split at the commas outside double quotes (a backslash escapes the next character
+    inside quotes); a parenthesis outside quotes or an unclosed quote is an error."""
+    items, start, quoted, escaped = [], 0, False, False
+    for i, ch in enumerate(body):
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch in "()":
+            raise SpecError(f"spec {text!r}: nested or unbalanced parentheses")
+        elif ch == ",":
+            items.append(body[start:i])
+            start = i + 1
+    if quoted:
+        raise SpecError(f"spec {text!r}: a '\"' without its closing '\"'")
+    items.append(body[start:])
+    return items
+
+
+def _value_text(value: Any) -> str:
+    """A value as a spec string writes it: booleans lowercase, quoted (with ``\\`` escapes) when
+    it has spaces, commas, parentheses, ``=``, quotes or backslashes."""
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    if _NEEDS_QUOTES.search(text):
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return text
 
 
 def describe_field(key: str, field: Any) -> str:
@@ -123,10 +167,9 @@ def validate(
 
 
 def format_spec(name: str, params: Mapping[str, Any]) -> str:
-    """The canonical string for a name and parameters: ``name(k=v,...)``, booleans lowercase."""
+    """The canonical string for a name and parameters: ``name(k=v,...)``, booleans lowercase,
+    values quoted where :func:`parse` needs it."""
     if not params:
         return name
-    items = ",".join(
-        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items()
-    )
+    items = ",".join(f"{k}={_value_text(v)}" for k, v in params.items())
     return f"{name}({items})"
