@@ -24,6 +24,11 @@ class GoProtocol:
     def load(self, size: int, komi: float) -> Game:
         return load_game(f"go(size={size},komi={komi})")
 
+    def setup(self, game: Game) -> list[str]:
+        """The commands that give an external engine the empty board of ``game``:
+        ``boardsize N``, ``clear_board``, ``komi K``."""
+        return [f"boardsize {game.params.size}", "clear_board", f"komi {game.params.komi:g}"]
+
     def parse_move(self, game: Game, player: int, text: str) -> int:
         """A GTP vertex (``D4``, ``pass``; case-insensitive, no ``I``) as an action."""
         return game.string_to_action(player, text)

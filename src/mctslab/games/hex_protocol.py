@@ -28,6 +28,11 @@ class HexProtocol:
     def load(self, size: int, komi: float) -> Game:
         return load_game(f"hex(size={size},swap=true)")
 
+    def setup(self, game: Game) -> list[str]:
+        """The commands that give an external engine the empty board of ``game``:
+        HTP's ``boardsize N N``, ``clear_board``."""
+        return [f"boardsize {game.params.size} {game.params.size}", "clear_board"]
+
     def parse_move(self, game: Game, player: int, text: str) -> int:
         """A cell (``c3``) or ``swap-pieces`` (the game reads both)."""
         return game.string_to_action(player, text)

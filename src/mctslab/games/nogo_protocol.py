@@ -27,6 +27,11 @@ class NoGoProtocol:
     def load(self, size: int, komi: float) -> Game:
         return load_game(f"nogo(size={size})")
 
+    def setup(self, game: Game) -> list[str]:
+        """The commands that give an external engine the empty board of ``game``:
+        ``boardsize N``, ``clear_board`` (no komi)."""
+        return [f"boardsize {game.params.size}", "clear_board"]
+
     def parse_move(self, game: Game, player: int, text: str) -> int:
         return game.string_to_action(player, text)
 

@@ -2,15 +2,14 @@
 line protocol (:mod:`.protocol`), time control (:mod:`.clock`) and the Hex dialect (:mod:`.htp`).
 Each game's protocol adapter lives next to the game, ``mctslab/games/<game>_protocol.py``."""
 
+from mctslab.games.protocols import GAMES, protocol_for
 from mctslab.interfaces.gtp.clock import CLOSE_RATIO, Clock, timed_search
 from mctslab.interfaces.gtp.engine import (
     DEFAULT_AGENT,
     DEFAULT_RESIGN,
     GAME_SPECIFIC,
-    GAMES,
     RESIGN_MIN_VISITS,
     Engine,
-    protocol_for,
 )
 from mctslab.interfaces.gtp.protocol import Colour, GtpError, parse_command, preprocess
 

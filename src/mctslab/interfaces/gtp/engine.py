@@ -11,7 +11,8 @@ failures all become ``? message``.
 What the engine needs to know about a game beyond the game contract (the game a board size and
 komi stand for, move text, making either colour the one to move, which game-specific commands it
 answers) is the game's protocol adapter, ``mctslab.games.<game>_protocol.PROTOCOL``, found by the
-game's name (:func:`protocol_for`).
+game's name (:func:`~mctslab.games.protocols.protocol_for`, shared with the GTP client
+:mod:`mctslab.agents.external`, as is the reply format).
 
 Handlers are methods ``cmd_<name>`` (``-`` in a command name becomes ``_``), found by name, and
 their arguments are converted from the type hints (``int``, ``float``, ``str``, :data:`Colour`),
@@ -21,9 +22,7 @@ budget)``; under time control :func:`.clock.timed_search`).
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from mctslab import __version__ as _version
 from mctslab.agents import Agent, make_agent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import Game, State
+from mctslab.games.protocols import format_reply, protocol_for
 from mctslab.interfaces.gtp.clock import Clock, timed_search
 from mctslab.interfaces.gtp.htp import check_square
 from mctslab.interfaces.gtp.protocol import CONVERT, Colour, GtpError, parse_command, preprocess
@@ -44,17 +44,8 @@ DEFAULT_AGENT = "mcts(sims=20000)"
 DEFAULT_RESIGN = 0.05
 #: visits at the root before a resignation is considered
 RESIGN_MIN_VISITS = 500
-#: the games with a protocol adapter (``mctslab/games/<game>_protocol.py``)
-GAMES = ("go", "nogo", "hex")
 #: commands that only some games answer (a protocol adapter's ``extra``)
 GAME_SPECIFIC = ("komi", "final_score", "kgs-genmove_cleanup")
-
-
-def protocol_for(game: str):
-    """The protocol adapter of ``game`` (``mctslab.games.<game>_protocol.PROTOCOL``)."""
-    if game not in GAMES:
-        raise SpecError(f"unknown GTP game {game!r}; choose one of {', '.join(GAMES)}")
-    return importlib.import_module(f"mctslab.games.{game}_protocol").PROTOCOL
 
 
 @dataclass
@@ -135,15 +126,11 @@ class Engine:
         cid = first if first.isdigit() else ""
         try:
             _, name, args = parse_command(text)
-            result = self._dispatch(name, args)
-            sep = "" if result.startswith("\n") else " "
-            body = f"={cid}{sep}{result}".rstrip()
+            return format_reply(True, cid, self._dispatch(name, args))
         except (GtpError, MctslabError) as exc:
-            body = f"?{cid} {exc}"
+            return format_reply(False, cid, str(exc))
         except Exception as exc:  # never crash the engine (the controller would lose the game)
-            body = f"?{cid} internal error: {type(exc).__name__}: {exc}"
-        body = re.sub(r"\n\s*\n", "\n", body)  # a reply may not contain an empty line
-        return body + "\n\n"
+            return format_reply(False, cid, f"internal error: {type(exc).__name__}: {exc}")
 
     def _dispatch(self, name: str, args: list[str]) -> str:
         method = self.commands().get(name)
