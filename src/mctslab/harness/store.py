@@ -14,6 +14,8 @@ mctslab's, ``PRAGMA user_version`` holds the schema version):
 games
   have one player and one agent seed, A's seat is 0 and ``score_a`` is the game's return (the
   score), not a result against B.
+- A harness module may keep its own tables beside these (:meth:`ResultsStore.extension`): the
+  tuner's ``tune`` and ``tune_steps`` (:mod:`mctslab.harness.tune`).
 
 Every game is committed on its own in WAL mode, so a run killed (Ctrl-C, ``kill -9``) loses only
 the games in flight, and rerunning the same command resumes. A file that is not an SQLite
@@ -245,6 +247,14 @@ class ResultsStore:
             return int(self._con.execute("SELECT COUNT(*) FROM games").fetchone()[0])
         sql = "SELECT COUNT(*) FROM games WHERE run_id = ?"
         return int(self._con.execute(sql, (run_id,)).fetchone()[0])
+
+    def extension(self, ddl: str) -> sqlite3.Connection:
+        """The connection, for a harness module that keeps its own tables beside the games (the
+        tuner's, :mod:`mctslab.harness.tune`), after running its ``CREATE TABLE IF NOT EXISTS``
+        statements ``ddl``."""
+        with self._con:
+            self._con.executescript(ddl)
+        return self._con
 
     def close(self) -> None:
         self._con.close()
