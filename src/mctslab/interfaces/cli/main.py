@@ -258,6 +258,9 @@ main.add_command(tree)
 from mctslab.interfaces.cli.train import train  # noqa: E402
 
 main.add_command(train)
+from mctslab.interfaces.cli.tune import tune  # noqa: E402
+
+main.add_command(tune)
 
 
 def run() -> None:
