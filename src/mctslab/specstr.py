@@ -161,6 +161,9 @@ def validate(
         problems = []
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"]) or "value"
+            if err["type"] == "missing":
+                problems.append(f"{loc}: required, not given")
+                continue
             given = params.get(loc, err.get("input"))
             problems.append(f"{loc}={given!s}: {err['msg'].lower()}")
         raise SpecError(f"{what}: {'; '.join(problems)}; allowed: {allowed}") from None

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 
 from mctslab import specstr
 from mctslab.agents.base import Agent, RandomAgent
+from mctslab.agents.external import GtpAgent
 from mctslab.agents.mcts import PRESETS, FlatAgent, MctsAgent
 from mctslab.agents.mdp import MdpAgent
 from mctslab.errors import SpecError
@@ -25,7 +26,7 @@ __all__ = ["PRESETS", "Agent", "describe_agents", "make_agent"]
 
 #: the agents every game can use
 _GENERIC: dict[str, type[Agent]] = {
-    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent)
+    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent, GtpAgent)
 }
 
 
@@ -73,12 +74,12 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
     cls = _AGENTS.get(name.lower())
     if cls is None:
         raise SpecError(f"unknown agent {name!r}; known agents: {', '.join(_AGENTS)}")
-    params = cls.prepare(specstr.validate(cls.Params, f"agent {cls.NAME}", raw))
-    canonical = cls.canonical(params)
+    params = cls.prepare(specstr.validate(cls.Params, f"agent {cls.NAME}", raw), game)
+    canonical = cls.canonical(params, game)
     spec_string = specstr.format_spec(
         cls.NAME, {k: v for k, v in canonical.items() if v is not None}
     )
-    if params.seed is not None:
+    if getattr(params, "seed", None) is not None:  # agents without a seed key: gtp
         seed = params.seed
     elif seed is None:
         seed = secrets.randbits(63)
