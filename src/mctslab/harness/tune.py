@@ -157,7 +157,11 @@ def check_params(params: Sequence[Param], agent: str, game) -> list[Param]:
     if len(set(names)) != len(names):
         raise TuneError(f"--param: a key is given twice ({', '.join(names)})")
     model = type(make_agent(agent, game, seed=0)).Params
-    numeric = {k: t for k, f in model.model_fields.items() if (t := _number_type(f.annotation))}
+    numeric = {
+        k: t
+        for k, f in model.model_fields.items()
+        if k != "seed" and (t := _number_type(f.annotation))
+    }
     allowed = ", ".join(numeric) or "none"
     out = []
     for p in params:
@@ -257,7 +261,9 @@ class Trial:
 
 @dataclass
 class Step:
-    """One iteration's record: θ before (tuned scale), the gains, Δ, the result, θ after."""
+    """One iteration's record: θ before the update (tuned scale), the gains, Δ, the result,
+    θ after. In a batch, every trial perturbs the batch's first θ and the updates follow one
+    another."""
 
     iteration: int
     theta: list[float]
