@@ -87,8 +87,10 @@ def tune(
     iterations). Every game goes to the results database, every iteration's θ, c_k, a_k, Δ and
     result to its table tune_steps; seeds derive from the run seed and the iteration, so a rerun
     of the same command (after Ctrl-C, say) continues with the same iterates. Prints the tuned
-    agent as a spec string and the trajectory, and writes a plot. Example:
+    agent as a spec string and the trajectory, and writes a plot (docs/experiments.md, Tuning).
+    Example:
 
+    \b
       mctslab tune 'nogo(size=7)' 'mcts(preset=rave,sims=1000)' --param c=0.05..2
       --param rave_k=10..3000 --games 2000
     """
