@@ -261,3 +261,29 @@ def test_against_an_opponent_puts_both_perturbed_agents_on_the_same_seat():
         assert "random" in rows[i]["players"] and "random" in rows[j]["players"]
         assert step.result == 2 * (rows[i]["score_a"] - rows[j]["score_a"])
     assert res.scores == [rows[i]["score_a"] for i in (0, 2, 5, 7)]
+
+
+def test_cli_errors_are_one_line_before_any_game(tmp_path):
+    db = tmp_path / "e.sqlite"
+    for param, problem in [
+        ("nokey=1..2", "error: --param nokey: 'mcts(sims=30)' has no key 'nokey'"),
+        ("c=1..0.5", "error: --param 'c=1..0.5': LO must be less than HI"),
+    ]:
+        r = CliRunner().invoke(main, ["tune", "nim", AGENT, "--param", param, "--db", str(db)])
+        assert r.exit_code == 2
+        assert r.output.strip().splitlines() == [r.output.strip()]
+        assert r.output.startswith(problem)
+    with ResultsStore(db) as store:
+        assert store.game_count() == 0
+
+
+@pytest.mark.slow
+def test_workers_play_a_batch_concurrently_without_changing_the_iterates(tmp_path):
+    runs = []
+    for workers in (1, 2):
+        with ResultsStore(tmp_path / f"w{workers}.sqlite") as store:
+            res = tn.run_tune("nim", AGENT, ["c=0.05..2"], 8, store, batch=2, workers=workers)
+            games = [(r["game_index"], r["players"], r["moves"]) for r in store.games()]
+        runs.append((res.steps, games))
+    assert runs[0] == runs[1]
+    assert len(runs[0][1]) == 8
