@@ -287,3 +287,17 @@ def test_workers_play_a_batch_concurrently_without_changing_the_iterates(tmp_pat
         runs.append((res.steps, games))
     assert runs[0] == runs[1]
     assert len(runs[0][1]) == 8
+
+
+def test_trajectory_values_and_running_score():
+    p = tn.Param("x", 0.0, 10.0, 5.0, log=False)
+    steps = [
+        tn.Step(0, [5.0], [0.1], [1.0], [1], 2.0, [6.0]),
+        tn.Step(1, [6.0], [0.1], [1.0], [-1], 0.0, [6.5]),
+    ]
+    schedule = tn.Schedule.plan([p], 2)
+    res = tn.TuneResult("nim", "mcts(sims=30)", "", [p], schedule, steps, [1.0, 0.0, 1.0, 1.0])
+    xs, values, running = tn.trajectory(res)
+    assert xs == [0, 1, 2] and values == {"x": [5.0, 6.0, 6.5]}
+    assert math.isnan(running[0]) and running[1:] == [0.5, 0.75]
+    assert res.spec == "mcts(sims=30,x=6.5)"

@@ -290,7 +290,7 @@ def spsa(
     ``objective(trials)`` returns each trial's result (θ⁺'s wins − losses, or any noisy
     difference of θ⁺'s and θ⁻'s objective); ``on_batch(steps)`` gets each batch's steps once its
     updates are made (to store them)."""
-    lo, hi = (np.array(b, dtype=float) for b in zip(*(p.bounds for p in params), strict=True))
+    lo, hi = _bounds(params)
     steps = list(done)
     theta = (
         np.array(steps[-1].theta_next)
@@ -327,6 +327,12 @@ def spsa(
             on_batch(new)
         steps.extend(new)
     return steps
+
+
+def _bounds(params: Sequence[Param]) -> tuple[np.ndarray, np.ndarray]:
+    """The parameters' lower and upper bounds on their tuned scales."""
+    lo, hi = zip(*(p.bounds for p in params), strict=True)
+    return np.array(lo, dtype=float), np.array(hi, dtype=float)
 
 
 def _values(params: Sequence[Param], point) -> dict[str, float | int]:
@@ -550,7 +556,13 @@ def run_tune(
     holds. Ctrl-C stops after the games in flight: the result is then what is stored
     (``interrupted``). Raises :class:`TuneError` before any game for a bad parameter, an agent
     without the key, or a store that holds another tuning run."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from mctslab.harness.game import GameTask, _load
     from mctslab.harness.schedule import canonical_specs
@@ -575,7 +587,7 @@ def run_tune(
         "batch": batch,
     }
     label = "tune " + ",".join(p.name for p in params)
-    plus_name = f"theta+ of {agent}"
+    plus_name = f"theta+/- of {agent}" if against else f"theta+ of {agent}"
     run_id = store.run_id(
         [name], plus_name, opponent if against else f"theta- of {agent}", seed, label
     )
@@ -622,6 +634,7 @@ def run_tune(
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[theta]}"),
+        TimeRemainingColumn(),
     )
     interrupted = False
     steps = done[:iterations]
@@ -683,18 +696,26 @@ def trajectory(result: TuneResult) -> tuple[list[int], dict[str, list], list[flo
 
 
 def write_plot(result: TuneResult, path: str | Path) -> str:
-    """One panel per parameter (its value by iteration, a log axis on a log scale) and one of the
-    running score (θ⁺ against θ⁻, or the tuned agent against the opponent), as a PNG."""
+    """One panel per parameter (its value by iteration in a band θ ± c_k, a log axis on a log
+    scale) and one of the running score (θ⁺ against θ⁻, or the tuned
+    agent against the opponent), as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     xs, values, running = trajectory(result)
+    bands = [
+        perturb(np.array(s.theta), np.ones(len(s.theta)), s.c_k, *_bounds(result.params))
+        for s in result.steps
+    ]
     n = len(result.params)
     fig, axes = plt.subplots(n + 1, 1, sharex=True, figsize=(7, 1.8 * (n + 1) + 0.6))
-    for ax, p in zip(axes, result.params, strict=False):
+    for i, (ax, p) in enumerate(zip(axes, result.params, strict=False)):
         ax.plot(xs, values[p.name], lw=1)
+        if bands:
+            hi, lo = ([p.value(b[j][i]) for b in bands] for j in (0, 1))
+            ax.fill_between(xs[:-1], lo, hi, color="tab:blue", alpha=0.15, lw=0)
         if p.log:
             ax.set_yscale("log")
         ax.set_ylim(p.lo, p.hi)
