@@ -301,3 +301,19 @@ def test_trajectory_values_and_running_score():
     assert xs == [0, 1, 2] and values == {"x": [5.0, 6.0, 6.5]}
     assert math.isnan(running[0]) and running[1:] == [0.5, 0.75]
     assert res.spec == "mcts(sims=30,x=6.5)"
+
+
+@pytest.mark.slow
+def test_ray_backend_gives_the_local_iterates(tmp_path):
+    ray = pytest.importorskip("ray")
+    with ResultsStore(tmp_path / "local.sqlite") as store:
+        local = tn.run_tune("nim", AGENT, ["c=0.05..2"], 8, store, batch=2, against="random")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with ResultsStore(tmp_path / "ray.sqlite") as store:
+            remote = tn.run_tune(
+                "nim", AGENT, ["c=0.05..2"], 8, store, batch=2, against="random", backend="ray"
+            )
+    finally:
+        ray.shutdown()
+    assert remote.steps == local.steps and remote.scores == local.scores
