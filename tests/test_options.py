@@ -122,3 +122,30 @@ def test_bench_presets_lists_the_declared_presets():
     assert res.exit_code == 0, res.output
     assert res.output.strip("\n") == options.describe_presets().strip("\n")
     assert "pool_rave: rave=paper,pool=10 — RAVE plus PoolRAVE playouts" in res.output
+
+
+@pytest.mark.parametrize(
+    "game_spec, name",
+    [("nogo(size=5)", "nogo"), ("hex(size=5)", "hex"), ("go(size=5)", "go"), ("nim(n=20)", "nim")],
+)
+def test_the_strong_preset_resolves_per_game_and_shows_every_key(game_spec, name):
+    game = mctslab.load_game(game_spec)
+    agent = make_agent("mcts(preset=strong,sims=10)", game, seed=1)
+    keys = options.STRONG[name]
+    assert keys  # each of these games has a measured configuration
+    for key, value in keys.items():
+        assert getattr(agent.config, options.BY_KEY[key].attr) == value
+        assert f",{key}={options._fmt(value)}" in agent.spec_string
+    # the canonical string rebuilds the same search, in that game and as written
+    again = make_agent(agent.spec_string, game, seed=1)
+    assert again.config == agent.config and again.spec_string == agent.spec_string
+
+
+def test_keys_given_beside_the_strong_preset_win_and_other_games_get_plain_uct():
+    nogo = mctslab.load_game("nogo(size=5)")
+    agent = make_agent("mcts(preset=strong,c=0.3,playout=uniform,sims=10)", nogo, seed=1)
+    assert (agent.config.c, agent.config.playout, agent.config.rave) == (0.3, "uniform", "paper")
+    plain = make_agent("mcts(preset=uct,sims=10)", mctslab.load_game("2048"), seed=1)
+    strong = make_agent("mcts(preset=strong,sims=10)", mctslab.load_game("2048"), seed=1)
+    assert strong.config == plain.config
+    assert "nogo: rave=paper" in options.describe_presets()

@@ -311,3 +311,27 @@ def test_contested_playout_keeps_the_movers_own_points_for_later():
     # legal move, loses).
     text = ". X . X .\nX X X X X\nX X X X X\nX X X X X\nX X X X ."
     assert set(_contested_first_moves(game, text, range(200))) == {0, 2, 4, 24}
+
+
+def _bridge_replies(game, actions, intruder, colour, seeds=range(20)):
+    state = game.new_initial_state()
+    for a in actions:
+        state.apply_action(a)
+    return {
+        int(hex_policies.bridge_reply(game.consts, state.array, intruder, colour, seed_state(s))[0])
+        for s in seeds
+    }
+
+
+def test_hex_bridge_intrusions_are_answered_by_hand():
+    game = mctslab.load_game("hex(size=5,swap=false)")
+    # Black b2 (6) and c3 (12) form a bridge over c2 (7) and b3 (11); White intrudes at c2.
+    assert _bridge_replies(game, [6, 20, 12, 7], 7, 1) == {11}
+    assert _bridge_replies(game, [6, 20, 12, 7], 7, 2) == {-1}  # White has no bridge there
+    # Black c2 (7) reaches the top edge over c1 (2) and d1 (3); White intrudes at c1.
+    assert _bridge_replies(game, [7, 2], 2, 1) == {3}
+    # The same shape for White, whose edges are left and right: White b3 (11) over a3 (10) and
+    # a4 (15) to the left edge; Black intrudes at a3.
+    assert _bridge_replies(game, [24, 11, 10], 10, 2) == {15}
+    # Two bridges intruded at once: either reply, each for some seed.
+    assert _bridge_replies(game, [6, 20, 12, 23, 2, 24, 8, 7], 7, 1, range(60)) == {11, 3}

@@ -75,13 +75,14 @@ class Agent:
         agents. A later ``step`` starts afresh."""
 
     @classmethod
-    def prepare(cls, params: pydantic.BaseModel) -> pydantic.BaseModel:
-        """The validated keys as the agent uses them (e.g. a preset's keys filled in)."""
+    def prepare(cls, params: pydantic.BaseModel, game: Game | None = None) -> pydantic.BaseModel:
+        """The validated keys as the agent uses them in ``game`` (e.g. a preset's keys filled
+        in)."""
         return params
 
     @classmethod
-    def canonical(cls, params: pydantic.BaseModel) -> dict[str, Any]:
-        """The keys of the canonical spec string (None values are left out)."""
+    def canonical(cls, params: pydantic.BaseModel, game: Game | None = None) -> dict[str, Any]:
+        """The keys of the canonical spec string in ``game`` (None values are left out)."""
         keys = params.model_dump()
         if "sims" in type(params).model_fields:
             budget = budget_of(params, cls.DEFAULT_SIMS)

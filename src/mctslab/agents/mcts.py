@@ -33,10 +33,12 @@ MctsParams = options.spec_model(
 )
 
 
-def apply_preset(params: pydantic.BaseModel) -> pydantic.BaseModel:
-    """``params`` with its preset's keys filled in where the spec did not give them."""
+def apply_preset(params: pydantic.BaseModel, game: Game | None = None) -> pydantic.BaseModel:
+    """``params`` with its preset's keys for ``game`` filled in where the spec did not give
+    them."""
+    name = game.spec.name if game is not None else None
     return params.model_copy(
-        update=options.apply_preset(params.model_dump(), params.model_fields_set)
+        update=options.apply_preset(params.model_dump(), params.model_fields_set, name)
     )
 
 
@@ -81,12 +83,13 @@ class MctsAgent(Agent):
         self.searcher.reset()
 
     @classmethod
-    def prepare(cls, params: pydantic.BaseModel) -> pydantic.BaseModel:
-        return apply_preset(params)
+    def prepare(cls, params: pydantic.BaseModel, game: Game | None = None) -> pydantic.BaseModel:
+        return apply_preset(params, game)
 
     @classmethod
-    def canonical(cls, params: pydantic.BaseModel) -> dict[str, Any]:
-        return options.canonical_keys(super().canonical(params))
+    def canonical(cls, params: pydantic.BaseModel, game: Game | None = None) -> dict[str, Any]:
+        name = game.spec.name if game is not None else None
+        return options.canonical_keys(super().canonical(params, game), name)
 
     @classmethod
     def describe(cls) -> str:

@@ -13,6 +13,11 @@ it goes move by move and stops at the win.
   union-find lookups per cell; skipped while the mover has fewer than ``size - 1`` stones, since
   a winning chain needs ``size`` of them).
 * ``antidecisive`` — otherwise, if the opponent has such a cell, the mover plays there (blocks).
+* ``bridge`` (a base policy) — then, when the previous move intruded into a bridge of the mover
+  (two of the mover's stones, or a stone and the mover's edge, sharing two empty cells, one of
+  which the opponent just took), the mover takes the other cell and saves the connection, as
+  MoHex's playouts do (Arneson, Hayward, Henderson 2010, *Monte Carlo Tree Search in Hex*, IEEE
+  TCIAIG 2(4), §IV-B); one of them at random when several bridges were intruded.
 * then the Last Good Reply to the previous move, then a PoolRAVE pool move (each if the cell is
   empty), else a uniformly random empty cell.
 
@@ -48,10 +53,53 @@ from mctslab.kernels import codegen
 from mctslab.kernels.rng import below
 from mctslab.search.playouts import policy_template as generic
 from mctslab.search.playouts.common import BASE_UNIFORM, lgr_reply, pool_move
+from mctslab.search.records import PlayoutParams
 
 _generic = codegen.specialize(generic, hex_kernels)
 #: the base policies this module implements, name -> id (``PlayoutParams.base``)
-BASES = {"uniform": BASE_UNIFORM}
+BASE_BRIDGE = 1
+BASES = {"uniform": BASE_UNIFORM, "bridge": BASE_BRIDGE}
+#: the six neighbour directions in cyclic order around a cell, as indices into
+#: :data:`hex_kernels.NEIGHBOURS` (consecutive ones are adjacent to each other), and their (dr, dc)
+CYCLE = (0, 1, 3, 5, 4, 2)
+CYCLE_DR = (-1, -1, 0, 1, 1, 0)
+CYCLE_DC = (0, 1, 1, 0, -1, -1)
+
+
+@njit(inline="always")
+def _own(consts, state, x, k, col):
+    """Whether the neighbour of cell ``x`` in cyclic direction ``k`` belongs to colour ``col``:
+    a stone of that colour, or off the board beyond one of its two edges."""
+    n = consts[C_N]
+    q = consts[C_EDGE + n + 6 * x + CYCLE[k]]
+    if q != n:
+        return state[B + q] == col
+    size = consts[C_SIZE]
+    if col == 1:
+        r = x // size + CYCLE_DR[k]
+        return r < 0 or r >= size
+    c = x % size + CYCLE_DC[k]
+    return c < 0 or c >= size
+
+
+@njit(inline="always")
+def bridge_reply(consts, state, x, col, rng):
+    """A cell that saves a bridge of colour ``col`` into which a stone at ``x`` intruded: an empty
+    neighbour ``y`` of ``x`` whose two common neighbours with ``x`` are ``col``'s (stones or
+    edge); uniform among them, -1 when none. Returns ``(cell, rng)``."""
+    n = consts[C_N]
+    found = np.int64(-1)
+    seen = 0
+    for k in range(6):
+        y = consts[C_EDGE + n + 6 * x + CYCLE[k]]
+        if y == n or state[B + y] != EMPTY:
+            continue
+        if _own(consts, state, x, (k + 5) % 6, col) and _own(consts, state, x, (k + 1) % 6, col):
+            seen += 1
+            rng, r = below(rng, seen)
+            if r == 0:
+                found = np.int64(y)
+    return found, rng
 
 
 @njit(inline="always")
@@ -117,11 +165,17 @@ def _fill_playout(consts, state, rng, moves, out, last, params, stats):
             pos[c] = k
             k += 1
     p = np.int64(state[S_TO_MOVE])
+    bridge = params.base == BASE_BRIDGE
     for i in range(k):
         j = -1
-        r = lgr_reply(stats, params, p, last)
-        if r >= 0 and r < n_cells and pos[r] >= i:
-            j = pos[r]
+        if bridge and last >= 0 and last < n_cells:
+            r, rng = bridge_reply(consts, state, last, p + 1, rng)
+            if r >= 0:
+                j = pos[r]
+        if j < 0:
+            r = lgr_reply(stats, params, p, last)
+            if r >= 0 and r < n_cells and pos[r] >= i:
+                j = pos[r]
         if j < 0:
             rng, r = pool_move(stats, params, p, rng)
             if r >= 0 and r < n_cells and pos[r] >= i:
@@ -151,6 +205,11 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     """Play to the win with the configured policy (see the module doc); ``random_playout``'s
     contract plus ``last`` and the policy records (:mod:`mctslab.search.playouts.common`)."""
     if consts[C_SWAP] != 0 and state[S_COUNT] <= 1:
+        if params.base == BASE_BRIDGE:  # the generic policies know no bridges: uniform moves
+            params = PlayoutParams(
+                BASE_UNIFORM, params.decisive, params.anti, params.lgrf, params.pool_k,
+                params.pool_p, params.num_actions, params.num_players, params.length,
+            )  # fmt: skip
         return _generic.policy_playout(consts, state, rng, moves, out, last, params, stats)
     if state[S_WINNER] >= 0:
         returns(consts, state, out)
@@ -172,6 +231,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
             stones[v - 1] += 1
     decisive = params.decisive
     anti = params.anti
+    bridge = params.base == BASE_BRIDGE
     n = 0
     while state[S_WINNER] < 0:
         p = np.int64(state[S_TO_MOVE])
@@ -180,6 +240,8 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
             a = _first_win(consts, state, p, cells, k, stones)
         if a < 0 and anti:
             a = _first_win(consts, state, 1 - p, cells, k, stones)
+        if a < 0 and bridge and last >= 0 and last < n_cells:
+            a, rng = bridge_reply(consts, state, last, p + 1, rng)
         if a < 0:
             r = lgr_reply(stats, params, p, last)
             if r >= 0 and state[B + r] == EMPTY:

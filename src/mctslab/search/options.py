@@ -226,12 +226,13 @@ OPTIONS: tuple[Option, ...] = (
            ge=0, attr="rave_b", canonical="changed", source="Gelly and Silver 2011"),
     Option("playout", str, "uniform",
            "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `contested`, `go`; Nim "
-           "`strategic`; Go `go`",
-           choices=("uniform", "naive", "nf", "nf2", "contested", "strategic", "go"),
+           "`strategic`; Go `go`; Hex `bridge`",
+           choices=("uniform", "naive", "nf", "nf2", "contested", "bridge", "strategic", "go"),
            attr="playout",
            canonical="changed",
            source=f"naive: {_NOGO}, §3.3; nf and nf2: §3.5 (the normal form a − b); contested: "
-           "§3.5's principle in its cheapest form (points legal for both first)"),
+           "§3.5's principle in its cheapest form (points legal for both first); bridge: Arneson, "
+           "Hayward, Henderson 2010, *Monte Carlo Tree Search in Hex*, §IV-B"),
     Option("decisive", bool, False, "playouts take a move that wins at once",
            attr="decisive", canonical="changed",
            source="Teytaud and Teytaud 2010, *On the huge benefit of decisive moves in "
@@ -294,15 +295,32 @@ TABLE_BYTES_PER_SLOT = 16
 
 @dataclass(frozen=True)
 class Preset:
-    """A named bundle of keys (keys given explicitly in a spec override the preset's)."""
+    """A named bundle of keys (keys given explicitly in a spec override the preset's).
+
+    ``games`` maps a game's name to the keys the preset sets in that game (the measured
+    strongest configuration differs per game); ``keys`` are those of every other game."""
 
     name: str
     keys: Mapping[str, Any]
     what: str
     source: str = ""
+    games: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def keys_for(self, game: str | None) -> dict[str, Any]:
+        """The keys this preset sets in the game named ``game`` (None: in any other game)."""
+        return dict(self.games.get(game, self.keys)) if game else dict(self.keys)
 
 
 # fmt: off
+#: ``mcts(preset=strong)``: game name -> the keys of the strongest configuration measured there
+#: (the evidence for each key is in docs/strength.md).
+STRONG: dict[str, dict[str, Any]] = {
+    "nogo": {"rave": "paper", "c": 0.1, "playout": "contested"},
+    "hex": {"rave": "paper", "playout": "bridge"},
+    "go": {"rave": "paper", "playout": "go"},
+    "nim": {"playout": "strategic"},
+}
+
 #: ``mcts(preset=...)``.
 PRESET_LIST: tuple[Preset, ...] = (
     Preset("uct", {}, "plain UCT"),
@@ -316,10 +334,15 @@ PRESET_LIST: tuple[Preset, ...] = (
            "decisive and anti-decisive playout moves", f"Teytaud and Teytaud 2010; {_NOGO}, §3.3"),
     Preset("nf", {"playout": "nf"}, "the normal-form heuristic a − b (NoGo)", f"{_NOGO}, §3.5"),
     Preset("qbr", {"qbr": True}, "Quality-Based Rewards", "Pepels, Tak, Lanctot, Winands 2014"),
+    Preset("strong", {}, "the strongest configuration measured for each game, by matches at "
+           "equal time (docs/strength.md); plain UCT in the games without one",
+           "the matches in docs/strength.md", games=STRONG),
 )
 # fmt: on
 
-#: preset name -> the keys it sets
+#: preset name -> the preset
+BY_NAME: dict[str, Preset] = {p.name: p for p in PRESET_LIST}
+#: preset name -> the keys it sets in a game it has no keys of its own for
 PRESETS: dict[str, dict[str, Any]] = {p.name: dict(p.keys) for p in PRESET_LIST}
 
 OPTIONS = tuple(
@@ -336,8 +359,9 @@ DEFAULT_C: dict[str, float] = dict(BY_ATTR["c"].default)
 
 def _check_presets() -> None:
     for p in PRESET_LIST:
-        for k, v in p.keys.items():
-            BY_KEY[k].check(v)
+        for keys in (p.keys, *p.games.values()):
+            for k, v in keys.items():
+                BY_KEY[k].check(v)
 
 
 _check_presets()
@@ -423,11 +447,12 @@ UctConfig = dataclasses.make_dataclass(
 UctConfig.__module__ = __name__
 
 
-def canonical_keys(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of the canonical ``mcts(...)`` string from validated keys (preset applied),
-    in declaration order: ``c`` spelled out (the formula's default when not given); the keys
-    marked ``changed`` only where they differ from their default and no preset sets them."""
-    preset = PRESETS[values["preset"]]
+def canonical_keys(values: Mapping[str, Any], game: str | None = None) -> dict[str, Any]:
+    """The keys of the canonical ``mcts(...)`` string from validated keys (preset applied for
+    the game named ``game``), in declaration order: ``c`` spelled out (the formula's default when
+    not given); the keys marked ``changed`` only where they differ from their default and the
+    preset does not set them."""
+    preset = BY_NAME[values["preset"]].keys_for(game)
     keys: dict[str, Any] = {}
     for key, option in BY_KEY.items():
         value = values[key]
@@ -439,9 +464,13 @@ def canonical_keys(values: Mapping[str, Any]) -> dict[str, Any]:
     return keys
 
 
-def apply_preset(values: Mapping[str, Any], given: set[str]) -> dict[str, Any]:
-    """The preset's keys filled in where the spec did not give them (``given``)."""
-    return {k: v for k, v in PRESETS[values["preset"]].items() if k not in given}
+def apply_preset(
+    values: Mapping[str, Any], given: set[str], game: str | None = None
+) -> dict[str, Any]:
+    """The preset's keys (for the game named ``game``) filled in where the spec did not give
+    them (``given``)."""
+    preset = BY_NAME[values["preset"]].keys_for(game)
+    return {k: v for k, v in preset.items() if k not in given}
 
 
 def spec_model(name: str, config: Any, doc: str, module: str) -> Any:
@@ -533,10 +562,12 @@ def check_memory(config: Any, spec: Any, workers: int = 1) -> None:
 
 
 def describe_presets() -> str:
-    """One line per preset: the keys it sets and what it is."""
-    return "\n".join(
-        f"    {p.name}: {_keys_text(p.keys) or '(no keys)'} — {p.what}" for p in PRESET_LIST
-    )
+    """One line per preset: the keys it sets (per game where they differ) and what it is."""
+    lines = []
+    for p in PRESET_LIST:
+        lines.append(f"    {p.name}: {_keys_text(p.keys) or '(no keys)'} — {p.what}")
+        lines += [f"      {game}: {_keys_text(keys)}" for game, keys in p.games.items()]
+    return "\n".join(lines)
 
 
 def _keys_text(keys: Mapping[str, Any]) -> str:
@@ -569,5 +600,8 @@ def markdown_presets() -> str:
     rows = ["| preset | keys it sets | what it is | source |", "| --- | --- | --- | --- |"]
     for p in PRESET_LIST:
         keys = f"`{_keys_text(p.keys)}`" if p.keys else "(none)"
+        if p.games:
+            per_game = "; ".join(f"{g}: `{_keys_text(k)}`" for g, k in p.games.items())
+            keys = f"{per_game}; other games: {keys}"
         rows.append(f"| `{p.name}` | {keys} | {_md(p.what)} | {_md(p.source)} |")
     return "\n".join(rows)
