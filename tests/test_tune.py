@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import random
+import re
 import sqlite3
 
 import numpy as np
@@ -317,3 +318,18 @@ def test_ray_backend_gives_the_local_iterates(tmp_path):
     finally:
         ray.shutdown()
     assert remote.steps == local.steps and remote.scores == local.scores
+
+
+def test_integer_keys_are_found_and_rounded_in_the_played_specs():
+    import mctslab
+
+    nim = mctslab.load_game("nim")
+    c, expand = tn.check_params(
+        [tn.parse_param("c=0.05..2"), tn.parse_param("expand=1..8")], AGENT, nim
+    )
+    assert not c.integer and expand.integer and not expand.log
+    with ResultsStore() as store:
+        res = tn.run_tune("nim", AGENT, ["expand=1..8@3"], 4, store)
+        played = {p for r in store.games() for p in r["players"]}
+    assert all(re.search(r",expand=\d+,", p) for p in played)
+    assert isinstance(res.values["expand"], int) and f"expand={res.values['expand']})" in res.spec

@@ -103,7 +103,9 @@ def _make_player(spec: str, game, seed: int):
 @main.command()
 @click.argument("game_spec", metavar="GAME")
 @click.option("--black", "first", default="human", show_default=True, help="player 0's agent")
-@click.option("--white", "second", default="mcts", show_default=True, help="player 1's agent")
+@click.option(
+    "--white", "second", default="mcts(preset=strong)", show_default=True, help="player 1's agent"
+)
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--agent", "solo", default=None, help="the agent of a one-player game (2048)")
 def play(game_spec, first, second, seed, solo):

@@ -39,7 +39,7 @@ from mctslab.interfaces.gtp.protocol import CONVERT, Colour, GtpError, parse_com
 from mctslab.search import SearchResult
 
 #: the default agent of ``mctslab gtp``
-DEFAULT_AGENT = "mcts(sims=20000)"
+DEFAULT_AGENT = "mcts(preset=strong,sims=20000)"
 #: resign when the chosen move's win value is below this (0 never resigns)
 DEFAULT_RESIGN = 0.05
 #: visits at the root before a resignation is considered
