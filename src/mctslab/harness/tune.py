@@ -2,14 +2,15 @@
 
 Method: simultaneous perturbation stochastic approximation (J. C. Spall, *Implementation of the
 simultaneous perturbation algorithm for stochastic optimization*, IEEE Transactions on Aerospace
-and Electronic Systems 34(3), 1998, §III, with his gains α = 0.602, γ = 0.101 and A ≈ 10% of the
-iterations), in the form Fishtest uses to tune Stockfish (the Fishtest SPSA server code,
-``rundb.update_spsa`` and the SPSA run form: per parameter a start value, ``c_end`` and
-``r_end``):
+and Electronic Systems 34(3), 1998, the step-by-step guidelines: gains α = 0.602, γ = 0.101 and
+A ≈ 10% of the iterations), in the form Fishtest uses to tune Stockfish (the SPSA handler of the
+official-stockfish/fishtest server: per parameter a start value, a range, ``c_end`` and
+``r_end``; a report's result is wins − losses):
 
 - Schedule for a plan of N iterations: ``A = 0.1·N``, ``c = c_end·N^γ``,
   ``a = r_end·c_end²·(A + N)^α``; iteration ``k`` (from 0) uses ``c_k = c/(k+1)^γ`` and
-  ``a_k = a/(A+k+1)^α``, so that ``c_N ≈ c_end`` and ``a_N/c_N² ≈ r_end`` (:class:`Schedule`).
+  ``a_k = a/(A+k+1)^α``, so that the last one (``k = N−1``) has ``c_k = c_end`` and
+  ``a_k/c_k² = r_end`` (:class:`Schedule`).
 - Iteration ``k`` draws ``Δ ∈ {−1, +1}^d`` (Rademacher, from the run seed and ``k``), plays
   θ⁺ = θ + c_k·Δ against θ⁻ = θ − c_k·Δ (both clipped to the ranges) and takes the result
   ``r`` = θ⁺'s wins − losses over the colour-swapped pair (−2..2); the update is
@@ -553,7 +554,7 @@ def run_tune(
     """Tune ``params`` (``name=lo..hi[@start]`` texts or :class:`Param`) of the agent spec
     ``agent`` on ``game`` by SPSA over ``n_games`` games (``n_games/2`` iterations), storing every
     game and step in ``store`` (a :class:`~mctslab.harness.store.ResultsStore`), resuming what it
-    holds. Ctrl-C stops after the games in flight: the result is then what is stored
+    holds. Ctrl-C loses only the games in flight: the result is then what is stored
     (``interrupted``). Raises :class:`TuneError` before any game for a bad parameter, an agent
     without the key, or a store that holds another tuning run."""
     from rich.progress import (
