@@ -22,7 +22,7 @@ from click.testing import CliRunner
 import mctslab
 from mctslab import specstr
 from mctslab.agents import make_agent
-from mctslab.agents.base import Agent
+from mctslab.agents.base import Agent, Forfeit
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.protocols import format_reply, parse_reply
 from mctslab.harness.game import play_game
@@ -75,6 +75,9 @@ FAKE = textwrap.dedent(
                 sys.exit(3)
             if mode == "hang":
                 time.sleep(600)
+            if mode == "exit":  # answers, then exits
+                print(f"={cid} pass\\n", flush=True)
+                sys.exit(4)
             answer = {"garbage": "hello there", "resign": f"={cid} resign",
                       "occupied": f"={cid} {last}", "nonsense": f"={cid} Z99"}.get(mode)
             if answer is not None:
@@ -247,18 +250,19 @@ def test_position_is_synchronised_by_play_commands_and_replayed_after_divergence
 
 # -- misbehaving engines: a lost game with its reason, then a normal game ------------------------
 @pytest.mark.parametrize(
-    ("mode", "reason", "restarted"),
+    ("mode", "reason", "restarted", "moves"),
     [
-        ("crash", "exited with status 3 before answering 'genmove b'", True),
-        ("hang", "no reply to 'genmove b' within 1 s", True),
-        ("garbage", "unreadable reply to 'genmove b'", True),
-        ("resign", "the engine resigned", False),
-        ("occupied", "an illegal move", False),
-        ("nonsense", "'Z99'", False),
+        ("crash", "exited with status 3 before answering 'genmove b'", True, 2),
+        ("exit", "exited with status 4", True, 4),  # since its last reply, or before the next
+        ("hang", "no reply to 'genmove b' within 1 s", True, 2),
+        ("garbage", "unreadable reply to 'genmove b'", True, 2),
+        ("resign", "the engine resigned", False, 2),
+        ("occupied", "an illegal move", False, 2),
+        ("nonsense", "'Z99'", False, 2),
     ],
 )
 def test_a_misbehaving_engine_loses_with_the_reason_and_the_next_game_is_normal(
-    fake, mode, reason, restarted
+    fake, mode, reason, restarted, moves
 ):
     game = mctslab.load_game("go(size=5)")
     agent = make_agent(fake(mode, timeout=1), game)
@@ -266,7 +270,7 @@ def test_a_misbehaving_engine_loses_with_the_reason_and_the_next_game_is_normal(
         record = play_game(game, [agent, Stones(game)])
         assert record.forfeit is not None
         assert record.forfeit[0] == 0 and reason in record.forfeit[1]
-        assert record.returns == [-1.0, 1.0] and len(record.moves) == 2
+        assert record.returns == [-1.0, 1.0] and len(record.moves) == moves
         if mode == "crash":
             assert "fake: segmentation fault" in record.forfeit[1]
         assert (agent._engine is None) is restarted
@@ -274,6 +278,21 @@ def test_a_misbehaving_engine_loses_with_the_reason_and_the_next_game_is_normal(
         assert again.forfeit is None and again.final.is_terminal()
     finally:
         agent.close()
+
+
+def test_an_engine_found_dead_before_the_next_move_loses_and_is_restarted(fake):
+    game = mctslab.load_game("go(size=5)")
+    agent = make_agent(fake("exit"), game)
+    state = game.new_initial_state()
+    for vertex in ("A1", "B1"):  # the second genmove is answered, then the engine exits
+        state.apply_action(game.string_to_action(0, vertex))
+        state.apply_action(agent.step(state))
+    agent._engine.proc.wait(5)
+    state.apply_action(game.string_to_action(0, "C1"))
+    with pytest.raises(Forfeit, match="exited with status 4 since its last reply"):
+        agent.step(state)
+    assert agent.step(state) == game.pass_action  # a new process, the position replayed
+    agent.close()
 
 
 def test_an_engine_that_cannot_set_up_the_board_is_a_configuration_error(fake):

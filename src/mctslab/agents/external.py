@@ -165,17 +165,17 @@ class _Engine:
         last = next((ln.strip() for ln in reversed(text.splitlines()) if ln.strip()), "")
         return f" (its last stderr line: {last[:STDERR_TAIL]!r})" if last else ""
 
-    def _died(self, command: str) -> Forfeit:
+    def died(self, when: str) -> Forfeit:
+        """The lost game of an engine that exited (or closed its output) ``when``; the process
+        is killed."""
         try:
             status = self.proc.wait(1.0)
         except subprocess.TimeoutExpired:
             status = None
-        reason = (
-            f"the engine closed its output before answering {command!r}"
-            if status is None
-            else f"the engine exited with status {status} before answering {command!r}"
-        )
-        return Forfeit(reason + self._stderr_tail())
+        how = "closed its output" if status is None else f"exited with status {status}"
+        reason = f"the engine {how} {when}{self._stderr_tail()}"
+        self.close(polite=False)
+        return Forfeit(reason)
 
     def send(self, command: str, timeout: float) -> tuple[bool, str]:
         """``(ok, text)`` of the reply to ``command``. Raises :class:`Forfeit` (and kills the
@@ -191,7 +191,7 @@ class _Engine:
                 self.proc.stdin.write(f"{cid} {command}\n")
                 self.proc.stdin.flush()
             except (OSError, ValueError):
-                raise self._died(command) from None
+                raise self.died(f"before answering {command!r}") from None
             deadline = time.monotonic() + timeout
             lines: list[str] = []
             while True:
@@ -200,7 +200,7 @@ class _Engine:
                 except queue.Empty:
                     raise Forfeit(f"no reply to {command!r} within {timeout:g} s") from None
                 if line is None:
-                    raise self._died(command)
+                    raise self.died(f"before answering {command!r}")
                 if line.strip():
                     lines.append(line.rstrip("\n"))
                     if len(lines) > MAX_REPLY_LINES:
@@ -291,9 +291,12 @@ class GtpAgent(Agent):
 
     def _sync(self, moves: list[tuple[int, int]], seconds: float | None) -> None:
         """Bring the engine to the position after ``moves`` under ``seconds`` per move."""
-        fresh = self._engine is None or not self._engine.alive
+        engine = self._engine
+        if engine is not None and not engine.alive:
+            self._engine, self._moves, self._seconds = None, None, None
+            raise engine.died("since its last reply")
+        fresh = engine is None
         if fresh:
-            self.close()
             self._engine = _Engine(self.argv)
         if self._moves is None or moves[: len(self._moves)] != self._moves:
             for command in self.adapter.setup(self.game):
