@@ -11,6 +11,11 @@ An agent whose ``step`` raises :class:`~mctslab.agents.base.Forfeit` (it resigne
 engine crashed, hung or answered an illegal move) loses the game there: its seat gets the game's
 minimum utility, every other seat the maximum, and the record keeps the seat and the reason
 (stored with the game's search statistics as ``"forfeit": {"player": p, "reason": "..."}``).
+
+A game may start from an opening (:mod:`mctslab.harness.openings`): its moves are played before
+the agents' first decision, so the agents see the position with its history, and the record's
+``moves`` (and so :func:`replay` and the SGF export) begin with them; the row's ``opening`` keeps
+them on their own. Opening moves are not decisions: they have no time or search statistics.
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ def play_game(
     on_move: Callable[[State, int, int, object], None] | None = None,
     max_moves: int | None = None,
     budget: Budget | None = None,
+    opening: Sequence[int] = (),
 ) -> GameRecord:
     """Play one game; ``agents[p]`` moves for player ``p``. Chance events use a seeded sampler.
 
@@ -73,12 +79,15 @@ def play_game(
     ``max_moves`` stops the game after that many decisions (the record's ``final`` state is then
     not terminal); ``budget`` is the budget of every decision's search (each agent's own, from
     its spec, by default): every move is ``agent.step(state, budget)``. A step that raises
-    :class:`~mctslab.agents.base.Forfeit` ends the game as a loss for that player.
+    :class:`~mctslab.agents.base.Forfeit` ends the game as a loss for that player. The actions
+    ``opening`` are played first (not decisions: no ``on_move``, no time, no statistics).
     """
     chance = random.Random(rng_seed)
     for agent in agents:
         agent.reset()
     state = game.new_initial_state()
+    for a in opening:
+        state.apply_action(a)
     seconds: list[float] = []
     searched: dict[str, list] = {"player": [], **{k: [] for k in SEARCH_STAT_FIELDS}}
     forfeit: tuple[int, str] | None = None
@@ -130,6 +139,8 @@ class GameTask:
     #: empty for a single-player run (A alone at seat 0)
     spec_b: str
     run_seed: int
+    #: the actions played before the agents' first decision (an opening; none by default)
+    opening: tuple[int, ...] = ()
 
     @property
     def seat_a(self) -> int:
@@ -163,7 +174,7 @@ def play_task(task: GameTask) -> dict:
     agents = [make_agent(sp, game, seed=s) for sp, s in zip(task.players, seeds, strict=True)]
     chance_seed = seed_for(task.run_seed, task.index, 2)
     try:
-        record = play_game(game, agents, rng_seed=chance_seed)
+        record = play_game(game, agents, rng_seed=chance_seed, opening=task.opening)
     finally:
         for agent in agents:
             agent.close()
@@ -178,6 +189,7 @@ def play_task(task: GameTask) -> dict:
         "agent_seeds": seeds,
         "chance_seed": chance_seed,
         "moves": [int(m) for m in record.moves],
+        "opening": [int(m) for m in task.opening],
         "returns": [float(r) for r in record.returns],
         "score_a": (
             score_of(record.returns, task.seat_a) if task.spec_b else float(record.returns[0])

@@ -7,6 +7,9 @@ index) by :func:`mctslab.harness.game.seed_for`, so any game can be replayed exa
 match draws its game from several specs (the Nim report's random start N in 20..50), a pair's spec
 is drawn from the run seed and the pair's index, and both games of the pair use it.
 
+With openings (:mod:`mctslab.harness.openings`), games ``2k`` and ``2k+1`` start from opening
+``k`` (cycling), so each opening is played once with A on each side.
+
 Finished games go to a :class:`~mctslab.harness.store.ResultsStore`; a rerun of the same match
 finds them and plays only the missing ones (``resumed_games``).
 
@@ -27,6 +30,7 @@ from mctslab.games.base import Game
 from mctslab.harness import stats
 from mctslab.harness.game import _GAMES, GameTask, _load, play_pair, play_task, seed_for
 from mctslab.harness.match import MatchResult, summarise_scores
+from mctslab.harness.openings import OpeningBook, for_run, opening_for
 
 
 def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tuple[list, str, str]:
@@ -58,15 +62,23 @@ def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tup
     return canon, a, b
 
 
-def match_tasks(games: list[str], spec_a: str, spec_b: str, n_games: int, seed: int):
-    """The tasks of games ``0..n_games−1``; a pair's game spec is drawn from ``games``."""
+def match_tasks(
+    games: list[str],
+    spec_a: str,
+    spec_b: str,
+    n_games: int,
+    seed: int,
+    openings: Sequence[tuple[int, ...]] = (),
+):
+    """The tasks of games ``0..n_games−1``; a pair's game spec is drawn from ``games``, and its
+    opening is ``openings[pair index mod len(openings)]`` (actions; none by default)."""
     tasks = []
     for i in range(n_games):
         pair_first = i - i % 2
         g = games[0]
         if len(games) > 1:
             g = games[random.Random(seed_for(seed, pair_first, 3)).randrange(len(games))]
-        tasks.append(GameTask(i, g, spec_a, spec_b, seed))
+        tasks.append(GameTask(i, g, spec_a, spec_b, seed, opening_for(list(openings), i)))
     return tasks
 
 
@@ -85,6 +97,7 @@ def run_match(
     progress: bool = False,
     label: str = "",
     description: str = "games",
+    openings: OpeningBook | str | None = None,
 ) -> MatchResult:
     """Play ``n_games`` between two agent specs (see the module docstring) and summarise them.
 
@@ -94,7 +107,9 @@ def run_match(
     pair (``backend='ray'``, at ``address`` or on a local Ray instance). With ``sprt``, the match
     stops once the test decides on the games finished so far in index order (so the verdict does
     not depend on which worker was fastest). ``progress`` shows a bar: games done, A's score with
-    its intervals, and the time left.
+    its intervals, and the time left. ``openings`` (an :class:`OpeningBook`, a built-in set's
+    name or an openings file) start each colour-swapped pair from the next opening; a bad
+    opening fails before any game, and a stored run with other openings is refused.
     """
     from mctslab.harness.store import ResultsStore
 
@@ -119,6 +134,7 @@ def run_match(
             progress=progress,
             label=label,
             description=description,
+            openings=openings,
         )
         rows = [done[i] for i in sorted(done)]
         if sprt is not None:
@@ -154,17 +170,20 @@ def play_run(
     label: str = "",
     description: str = "games",
     score_text: Callable[[list[dict]], str] = _score_text,
+    openings: OpeningBook | str | None = None,
 ) -> tuple[int, dict[int, dict], int, str | None]:
     """Play the games ``0..n_games−1`` of the run (``names``, canonical ``spec_a``, ``spec_b``
     (empty: single-player), ``seed``) that ``store`` does not hold yet, storing each as it ends.
 
     Returns the run id, the stored rows by game index, how many were found already finished,
     and the SPRT verdict (None without SPRT). ``score_text(rows)`` is the progress bar's
-    figure."""
-    run_id = store.run_id(names, spec_a, spec_b, seed, label)
+    figure. ``openings`` as for :func:`run_match`."""
+    lines, openings_key = for_run(openings, names)
+    run_id = store.run_id(names, spec_a, spec_b, seed, label, openings_key)
     done = {r["game_index"]: r for r in store.games(run_id) if r["game_index"] < n_games}
     resumed = len(done)
-    todo = [t for t in match_tasks(names, spec_a, spec_b, n_games, seed) if t.index not in done]
+    tasks = match_tasks(names, spec_a, spec_b, n_games, seed, lines)
+    todo = [t for t in tasks if t.index not in done]
     verdict = _play(
         todo,
         done,

@@ -4,18 +4,25 @@ Layout (schema version :data:`SCHEMA_VERSION`; ``PRAGMA application_id`` marks t
 mctslab's, ``PRAGMA user_version`` holds the schema version):
 
 - ``runs``: one row per match identity (the game specs a pair may be drawn from, the two agent
-  specs in canonical form, the run seed) — the same command finds the same run again.
+  specs in canonical form, the run seed) — the same command finds the same run again — and the
+  run's openings (:mod:`mctslab.harness.openings`; a JSON list of move lists, ``''`` for none):
+  the same match with other openings is refused rather than mixed into the run.
 - ``games``: primary key ``(run_id, game_index)``; the game spec actually played, A's seat, the
   agent specs and seeds by seat, the chance seed, the whole history (actions and chance outcomes),
   per-player returns, A's score (1, ½, 0), seconds per move, per-move search statistics, the
-  mctslab version and the finishing time. ``INSERT OR IGNORE`` on the key means a game can never
-  be stored twice.
+  mctslab version, the finishing time, and the opening's actions (``opening``, JSON; the first
+  moves of the history, played before the agents' first decision). ``INSERT OR IGNORE`` on the
+  key means a game can never be stored twice.
 - A single-player run (2048, :mod:`mctslab.harness.single_player`) has an empty ``agent_b``; its
 games
   have one player and one agent seed, A's seat is 0 and ``score_a`` is the game's return (the
   score), not a result against B.
 - A harness module may keep its own tables beside these (:meth:`ResultsStore.extension`): the
   tuner's ``tune`` and ``tune_steps`` (:mod:`mctslab.harness.tune`).
+
+Schema 2 added ``runs.openings`` and ``games.opening``; a schema-1 file is upgraded in place
+when opened (the two columns are added with their empty defaults), after which an mctslab that
+only knows schema 1 refuses it as newer.
 
 Every game is committed on its own in WAL mode, so a run killed (Ctrl-C, ``kill -9``) loses only
 the games in flight, and rerunning the same command resumes. A file that is not an SQLite
@@ -36,7 +43,7 @@ from pathlib import Path
 
 from mctslab.errors import MctslabError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of an mctslab results file: the bytes "MCTL"
 APPLICATION_ID = 0x4D43544C
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -51,7 +58,8 @@ CREATE TABLE runs (
     agent_b TEXT NOT NULL,
     seed INTEGER NOT NULL,
     label TEXT NOT NULL DEFAULT '',
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    openings TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE games (
     run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -68,12 +76,29 @@ CREATE TABLE games (
     search_stats TEXT NOT NULL,
     mctslab_version TEXT NOT NULL,
     finished_at TEXT NOT NULL,
+    opening TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (run_id, game_index)
 );
 """
 
+#: what upgrades a schema-1 file to schema 2
+_UPGRADE_1_TO_2 = """
+ALTER TABLE runs ADD COLUMN openings TEXT NOT NULL DEFAULT '';
+ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]';
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+PRAGMA user_version = 2;
+"""
+
 #: columns of ``games`` holding JSON
-_JSON_COLUMNS = ("players", "agent_seeds", "moves", "returns", "move_seconds", "search_stats")
+_JSON_COLUMNS = (
+    "players",
+    "agent_seeds",
+    "moves",
+    "returns",
+    "move_seconds",
+    "search_stats",
+    "opening",
+)
 
 
 class StoreError(MctslabError):
@@ -151,8 +176,12 @@ class ResultsStore:
             if not memory:
                 self._con.execute("PRAGMA journal_mode=WAL")
                 self._con.execute("PRAGMA synchronous=NORMAL")
-            if self._con.execute("PRAGMA user_version").fetchone()[0] == 0:
+            version = self._con.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
                 self._create()
+            elif version == 1:
+                with self._con:
+                    self._con.executescript(_UPGRADE_1_TO_2)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: {exc}") from None
 
@@ -174,18 +203,32 @@ class ResultsStore:
 
     # -- runs ------------------------------------------------------------------------------------
     def run_id(
-        self, games: list[str], agent_a: str, agent_b: str, seed: int, label: str = ""
+        self,
+        games: list[str],
+        agent_a: str,
+        agent_b: str,
+        seed: int,
+        label: str = "",
+        openings: str = "",
     ) -> int:
-        """The id of this match's run, created on first use."""
+        """The id of this match's run, created on first use. ``openings`` (the run's openings,
+        :meth:`mctslab.harness.openings.OpeningBook.key`; ``""`` for none) must be those the run
+        was started with: :class:`StoreError` otherwise."""
         key = run_key(games, agent_a, agent_b, seed)
-        row = self._con.execute("SELECT id FROM runs WHERE key = ?", (key,)).fetchone()
+        row = self._con.execute("SELECT id, openings FROM runs WHERE key = ?", (key,)).fetchone()
         if row:
+            if row[1] != openings:
+                raise StoreError(
+                    f"run {row[0]} in {self.path} ({agent_a} vs {agent_b or '-'}, seed {seed}) "
+                    f"was played with {_openings_text(row[1])}, not {_openings_text(openings)}; "
+                    "resume it with the same --openings, or pass another --db or --seed"
+                )
             return int(row[0])
         with self._con:
             cur = self._con.execute(
-                "INSERT INTO runs (key, games, agent_a, agent_b, seed, label, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, json.dumps(games), agent_a, agent_b, seed, label, _now()),
+                "INSERT INTO runs (key, games, agent_a, agent_b, seed, label, created, openings) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, json.dumps(games), agent_a, agent_b, seed, label, _now(), openings),
             )
         return int(cur.lastrowid)
 
@@ -202,12 +245,13 @@ class ResultsStore:
         that game index was already stored (nothing changes)."""
         from mctslab import __version__
 
-        values = {k: json.dumps(row[k]) for k in _JSON_COLUMNS}
+        values = {k: json.dumps(row[k]) for k in _JSON_COLUMNS if k != "opening"}
+        values["opening"] = json.dumps(row.get("opening", []))
         with self._con:
             cur = self._con.execute(
                 "INSERT OR IGNORE INTO games (run_id, game_index, game, seat_a, players, "
                 "agent_seeds, chance_seed, moves, returns, score_a, move_seconds, search_stats, "
-                "mctslab_version, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "mctslab_version, finished_at, opening) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     run_id,
                     row["game_index"],
@@ -223,6 +267,7 @@ class ResultsStore:
                     values["search_stats"],
                     __version__,
                     _now(),
+                    values["opening"],
                 ),
             )
         return cur.rowcount == 1
@@ -264,6 +309,15 @@ class ResultsStore:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _openings_text(key: str) -> str:
+    """A run's openings in a message: none, or how many and the first few."""
+    if not key:
+        return "no openings"
+    lines = [" ".join(m) for m in json.loads(key)]
+    shown = ", ".join(lines[:3]) + (", ..." if len(lines) > 3 else "")
+    return f"{len(lines)} openings ({shown})"
 
 
 def _now() -> str:

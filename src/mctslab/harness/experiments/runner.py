@@ -90,7 +90,9 @@ def run(
                 sr = run_score(cell.game, cell.a, n_games, run_seed, **common)
                 results.append(CellResult(cell, score=sr))
                 continue
-            m = run_match(cell.game, cell.a, cell.b, n_games, run_seed, **common)
+            m = run_match(
+                cell.game, cell.a, cell.b, n_games, run_seed, openings=table.openings, **common
+            )
             cr = CellResult(cell, m)
             if table.per_n:
                 cr.per_n = per_n_statistics(m.rows)

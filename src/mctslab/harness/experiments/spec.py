@@ -26,6 +26,7 @@ single searches for ``kind = "memory"``) built from templates over the row and c
     quick = {rows = [50, 500], games = 10}              # per-table overrides of a scale
     draw = {n = [20, 50]}                 # optional: each pair's game drawn from n = 20..50
     vars = {t = 1.0}                      # constants (a scale's ``vars`` override them)
+    openings = "hex8-balanced"            # optional: an openings set or file for every match
 
 Rows may also be inline tables of variables, with an optional ``label`` and per-row ``a``, ``b``,
 ``game`` and ``source``.
@@ -68,9 +69,9 @@ TOP_KEYS = ("title", "source", "kind", "value", "seed", "needs", "notes", "plots
 SCALE_KEYS = ("games", "searches", "vars", "rows", "cols")
 _ROW_TABLE = ("title", "game", "row", "rows", "a", "vars", "source", *SCALES)
 TABLE_KEYS = {
-    "match": (*_ROW_TABLE, "b", "col", "cols", "draw", "per_n", "source_games"),
+    "match": (*_ROW_TABLE, "b", "col", "cols", "draw", "per_n", "source_games", "openings"),
     "memory": (*_ROW_TABLE, "col", "cols", "source_games"),
-    "round_robin": ("title", "game", "agents", "vars", *SCALES),
+    "round_robin": ("title", "game", "agents", "vars", "openings", *SCALES),
     "score": (*_ROW_TABLE, "tiles"),
 }
 #: the tiles a score table reports without ``tiles``
@@ -106,6 +107,8 @@ class Table:
     searches: int
     agents: list[str] = field(default_factory=list)  # round robin
     tiles: list[int] = field(default_factory=list)  # score
+    #: the openings of every match (a built-in set or a file, :mod:`mctslab.harness.openings`)
+    openings: str | None = None
 
     @property
     def row_labels(self) -> list[str]:
@@ -297,7 +300,11 @@ def _table(path: Path, t: dict, defaults: dict, scale: str, kind: str) -> Table:
         for i, a in enumerate(agents):
             for b in agents[i + 1 :]:
                 cells.append(Cell(a, b, t["game"], a, b, None, {}))
-        return Table(title, "agent", agents, cells, games, None, False, 1, agents)
+        return Table(
+            title, "agent", agents, cells, games, None, False, 1, agents, openings=t.get("openings")
+        )
+    if t.get("per_n") and t.get("openings"):
+        raise ExperimentError(f"{where}: per_n counts every move as a decision: no openings")
     row_name = t.get("row", "row")
     rows = t.get("rows", [{}])
     keep = over.get("rows")
@@ -359,6 +366,7 @@ def _table(path: Path, t: dict, defaults: dict, scale: str, kind: str) -> Table:
         bool(t.get("per_n", False)),
         int(over.get("searches", 1)),
         tiles=_tiles(path, title, t) if kind == "score" else [],
+        openings=t.get("openings"),
     )
 
 

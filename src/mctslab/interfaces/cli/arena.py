@@ -22,6 +22,20 @@ console = Console()
 WORKERS_HELP = "parallel games (processes, or Ray tasks in flight); default: all cores"
 
 
+def _openings_help() -> str:
+    from mctslab.harness.openings import describe_builtin
+
+    return (
+        "openings: a file with one move sequence per line (# comments), or a built-in set; "
+        "each opening is played twice, colours swapped. Built-in: " + describe_builtin()
+    )
+
+
+def openings_option(f):
+    """The ``--openings`` option of match and ladder."""
+    return click.option("--openings", default=None, metavar="FILE|SET", help=_openings_help())(f)
+
+
 def _workers(workers: int | None) -> int:
     return workers if workers else (os.cpu_count() or 1)
 
@@ -63,14 +77,29 @@ def _interrupted(store) -> None:
     metavar="ELO0,ELO1[,ALPHA,BETA]",
     help="stop early by SPRT (cutechess-cli bounds), e.g. 0,50 or 0,50,0.05,0.05",
 )
+@openings_option
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def match(game_spec, agent_a, agent_b, n_games, seed, db, workers, backend, address, sprt, as_json):
+def match(
+    game_spec,
+    agent_a,
+    agent_b,
+    n_games,
+    seed,
+    db,
+    workers,
+    backend,
+    address,
+    sprt,
+    openings,
+    as_json,
+):
     """Play AGENT_A against AGENT_B on GAME in colour-swapped pairs (A is player 0 in even games).
 
     Each game's seeds derive from (run seed, game index), so any game can be replayed; with --db
     every finished game is stored at once and rerunning the same command plays only the missing
     games. Prints A's score ± 2σ (the NoGo paper's form), the Wilson 95% interval, the Elo
-    difference with its 95% interval and the likelihood of superiority.
+    difference with its 95% interval and the likelihood of superiority. With --openings, games
+    2k and 2k+1 start from opening k (cycling), A on each side once.
     """
     from mctslab.harness.schedule import run_match
     from mctslab.harness.store import ResultsStore
@@ -91,6 +120,7 @@ def match(game_spec, agent_a, agent_b, n_games, seed, db, workers, backend, addr
             address=address,
             sprt=test,
             progress=not as_json,
+            openings=openings,
         )
     except KeyboardInterrupt:
         _interrupted(store)
@@ -112,6 +142,8 @@ def match(game_spec, agent_a, agent_b, n_games, seed, db, workers, backend, addr
             out["db"] = db
         if test is not None:
             out["sprt"] = result.sprt
+        if openings:
+            out["openings"] = openings
         click.echo(json.dumps(out))
         return
     print_match(game, agent_a, agent_b, result)
