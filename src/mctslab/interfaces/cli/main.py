@@ -249,6 +249,9 @@ main.add_command(match)
 main.add_command(demo)
 main.add_command(results)
 main.add_command(experiment)
+from mctslab.interfaces.cli.ladder import ladder  # noqa: E402
+
+main.add_command(ladder)
 from mctslab.interfaces.cli.gtp import gtp, replay  # noqa: E402
 
 main.add_command(gtp)
