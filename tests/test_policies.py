@@ -335,3 +335,27 @@ def test_hex_bridge_intrusions_are_answered_by_hand():
     assert _bridge_replies(game, [24, 11, 10], 10, 2) == {15}
     # Two bridges intruded at once: either reply, each for some seed.
     assert _bridge_replies(game, [6, 20, 12, 23, 2, 24, 8, 7], 7, 1, range(60)) == {11, 3}
+
+
+@pytest.mark.parametrize("size", [4, 5, 7])
+def test_nogo_decisive_moves_are_only_skipped_where_none_exists(size):
+    # The playout looks for a decisive move only while the opponent has at most ten legal
+    # moves (no move can take more from them): over random games, whenever a move exists that
+    # leaves the opponent without a legal move, the filter lets the search run.
+    game = mctslab.load_game(f"nogo(size={size})")
+    rng = np.random.default_rng(size)
+    filtered = 0
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            player = state.current_player()
+            wins = False
+            for m in state.legal_actions():
+                after = state.clone()
+                after.apply_action(m)
+                wins = wins or after.is_terminal()
+            look = nogo_policies.may_lose_all(game.consts, state.array.copy(), 1 - player)
+            assert look or not wins
+            filtered += not look
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert filtered > 0 or size == 4  # on larger boards the filter does skip positions

@@ -25,7 +25,9 @@
   (the paper's "Go playouts" of section 3.3); it takes no other modifier.
 * ``decisive`` — play a move after which the opponent has no legal move (the opponent's
   candidates are tested as they would be after the move, until a legal one shows, usually at
-  once).
+  once). Looked for only while the opponent has few enough legal moves to lose them all to one
+  move (:func:`_may_lose_all`: at most ten), so it costs a few legality tests a move until the
+  endgame.
 * Last Good Reply and PoolRAVE moves are tried before the base policy when they are legal.
 
 ``quality`` (QBR's qualitative bonus) is the winner's number of legal moves left at the end.
@@ -351,6 +353,41 @@ def _draw_contested(state, rng, c, w, pp, base):
     return found, rng
 
 
+#: more legal moves than one move can take from a player (see :func:`_may_lose_all`)
+MAX_TAKEN = 10
+
+
+@njit(inline="always")
+def _may_lose_all(consts, state, c):
+    """Whether player ``c`` has at most :data:`MAX_TAKEN` legal moves, so that one opponent move
+    might leave them none; their illegal candidates met on the way leave the list for good.
+
+    A stone at ``m`` can make a legal point ``x`` of the other player illegal only if ``x`` is
+    ``m``; or a neighbour of ``m`` (its last empty neighbour was ``m``); or the one liberty left
+    to the mover's group through ``m`` (playing ``x`` would capture it); or the one liberty left
+    to a group of ``c`` next to ``m`` (``x`` would be suicide): 1 + 4 + 1 + 4 points at most. With
+    more legal moves than that ``c`` cannot lose at once, and no decisive move needs looking for.
+    """
+    w = consts[C_W]
+    pp = consts[C_P]
+    base = HEADER + N_PADDED_ARRAYS * pp + c * consts[C_N]
+    cnt = state[S_NCAND + c]
+    col = c + 1
+    legal = 0
+    i = 0
+    while i < cnt:
+        if _is_legal(state, state[U(base + i)], col, w, pp):
+            legal += 1
+            if legal > MAX_TAKEN:
+                break
+            i += 1
+        else:
+            cnt -= 1
+            state[U(base + i)] = state[U(base + cnt)]
+    state[S_NCAND + c] = cnt
+    return legal <= MAX_TAKEN
+
+
 @njit(inline="always")
 def _decisive(consts, state, gbuf, c):
     """A legal move of player ``c`` after which the opponent has no legal move, or -1 (the
@@ -375,6 +412,12 @@ def _decisive(consts, state, gbuf, c):
             if wins:
                 return m
     return -1
+
+
+@njit(cache=True)
+def may_lose_all(consts, state, c):
+    """:func:`_may_lose_all` for tests."""
+    return _may_lose_all(consts, state, c)
 
 
 @njit(cache=True)
@@ -407,7 +450,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
         while True:
             col = c + 1
             found = -1
-            if decisive:
+            if decisive and _may_lose_all(consts, state, 1 - c):
                 found = _decisive(consts, state, gbuf, c)
             if found < 0:
                 r = lgr_reply(stats, params, c, last)
