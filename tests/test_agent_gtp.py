@@ -29,6 +29,7 @@ from mctslab.harness.game import play_game
 from mctslab.harness.store import ResultsStore
 from mctslab.interfaces.cli.main import main
 from mctslab.search import SearchResult
+from mctslab.search.budget import Budget
 
 MCTSLAB = Path(sys.executable).with_name("mctslab")
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
@@ -246,6 +247,20 @@ def test_position_is_synchronised_by_play_commands_and_replayed_after_divergence
     del agent
     gc.collect()
     assert proc.wait(5) is not None
+
+
+def test_a_budget_in_seconds_replaces_time_for_that_move(fake, tmp_path):
+    game = mctslab.load_game("nogo(size=5)")
+    agent = make_agent(fake("pass"), game)  # no time: the engine's own default
+    state = game.new_initial_state()
+    state.apply_action(game.string_to_action(0, "C3"))
+    with pytest.raises(Forfeit, match="'pass'"):  # NoGo has no pass: the fake loses
+        agent.step(state, Budget(seconds=0.5))
+    with pytest.raises(Forfeit):
+        agent.step(state, Budget(sims=100))  # simulations mean nothing to an engine
+    agent.close()
+    sent = [c for c in _log(tmp_path) if c.startswith("time_settings")]
+    assert sent == ["time_settings 0 0.5 1", "time_settings 0 1 0"]  # then no limit again
 
 
 # -- misbehaving engines: a lost game with its reason, then a normal game ------------------------
