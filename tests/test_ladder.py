@@ -94,6 +94,7 @@ def test_tiny_ladder_orders_agents_and_resumes(tmp_path, monkeypatch):
     assert out["resumed_games"] == 24
     assert [r["elo"] for r in out["ratings"]] == pytest.approx(elo)
     assert out["scores"] == result.scores and out["games_per_pair"] == 8
+    assert out["given"] == AGENTS and out["agents"][1].startswith("mcts(sims=50,")
 
 
 def test_cli_ladder_errors_are_one_line():

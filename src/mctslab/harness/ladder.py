@@ -76,7 +76,9 @@ class LadderResult:
     against agent ``j`` (wins + draws/2) in ``games[i][j]`` games."""
 
     game: str
+    #: canonical agent specs, and the specs as given
     agents: list[str]
+    given: list[str]
     ratings: list[Rating]
     scores: list[list[float]]
     games: list[list[int]]
@@ -86,6 +88,7 @@ class LadderResult:
         return {
             "game": self.game,
             "agents": self.agents,
+            "given": self.given,
             "ratings": [r.as_dict() for r in self.ratings],
             "scores": self.scores,
             "games": self.games,
@@ -190,4 +193,6 @@ def run_ladder(
         )
         for i in range(m)
     ]
-    return LadderResult(name, agents, ratings, scores.tolist(), games.tolist(), resumed)
+    return LadderResult(
+        name, agents, list(specs), ratings, scores.tolist(), games.tolist(), resumed
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import click
+from rich.console import Console
 from rich.table import Table
 
 from mctslab.interfaces.cli.arena import (
@@ -76,21 +77,25 @@ def print_ladder(result) -> None:
     """The ratings (strongest first) and the pairwise score matrix."""
     table = Table(title=f"{result.game}: Bradley–Terry Elo (agent 1 = 0)")
     for col in ("rank", "#", "agent", "Elo", "95% interval", "score", "games", "score %"):
-        table.add_column(col, justify="left" if col == "agent" else "right")
+        table.add_column(col, justify="left" if col == "agent" else "right", no_wrap=True)
     order = sorted(range(len(result.ratings)), key=lambda i: -result.ratings[i].elo)
     for rank, i in enumerate(order, 1):
         r = result.ratings[i]
         table.add_row(
             str(rank),
             str(i + 1),
-            r.agent,
+            result.given[i],
             f"{r.elo:+.0f}",
-            f"[{r.low:+.0f}, {r.high:+.0f}]",
+            "anchor" if i == 0 else f"[{r.low:+.0f}, {r.high:+.0f}]",
             f"{r.score:g}",
             str(r.games),
             f"{100 * r.score / r.games:.1f}%" if r.games else "",
         )
-    console.print(table)
+    Console(width=max(console.width, 132)).print(table)  # never truncate an agent
+    click.echo(
+        "agents (canonical specs): "
+        + "; ".join(f"{i + 1} = {a}" for i, a in enumerate(result.agents))
+    )
     matrix = Table(title="score of row against column (games)")
     matrix.add_column("#", justify="right")
     for j in range(len(result.agents)):
