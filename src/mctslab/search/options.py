@@ -315,7 +315,7 @@ class Preset:
 #: ``mcts(preset=strong)``: game name -> the keys of the strongest configuration measured there
 #: (the evidence for each key is in docs/strength.md).
 STRONG: dict[str, dict[str, Any]] = {
-    "nogo": {"rave": "paper", "c": 0.1, "playout": "contested"},
+    "nogo": {"rave": "paper", "c": 0.0, "playout": "contested"},
     "hex": {"rave": "paper", "playout": "bridge"},
     "go": {"rave": "paper", "playout": "go"},
     "nim": {"playout": "strategic"},
