@@ -209,8 +209,10 @@ def print_match(game_name, agent_a, agent_b, result) -> None:
 
 # -- demo ----------------------------------------------------------------------------------------
 DEMO_GAME = "nogo(size=7)"
-DEMO_A = "mcts(sims=1000)"
-DEMO_B = "flat(sims=1000)"
+DEMO_A = "mcts(preset=strong,sims=1000)"
+DEMO_B = "mcts(sims=1000)"
+#: games of the demo's closing match (strong preset against plain UCT) unless --games says
+DEMO_MATCH_GAMES = 20
 DEMO_EXPERIMENT = "nogo_rave"
 DEMO_DB = "results/demo.sqlite"
 
@@ -221,17 +223,17 @@ DEMO_DB = "results/demo.sqlite"
     "n_games",
     default=None,
     type=click.IntRange(2, 10**6),
-    help="games per match (default: the experiment's quick scale, or 100)",
+    help=f"games per match (default: the experiment's quick scale, and {DEMO_MATCH_GAMES} for the "
+    "closing match)",
 )
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--db", default=DEMO_DB, show_default=True, help="results database")
 @click.option("--workers", type=click.IntRange(1, 4096), default=None, help=WORKERS_HELP)
 def demo(n_games, seed, db, workers):
     """The main job on embedded defaults: the quick RAVE-vs-UCT experiment on 7x7 NoGo (the NoGo
-    paper's §3.1) into a local database, then its table.
-
-    Until the RAVE preset exists, one printed game and a match of UCT against flat Monte Carlo at
-    equal simulations on 7x7 NoGo instead, through the same database. Rerunning resumes.
+    paper's §3.1) into a local database, then its table; then one printed game and a short match
+    of the default agent (the strong preset) against plain UCT at equal simulations, through the
+    same database. Rerunning resumes.
     """
     from mctslab.harness import experiments as ex
     from mctslab.harness.store import ResultsStore
@@ -239,21 +241,19 @@ def demo(n_games, seed, db, workers):
     exp = ex.load(DEMO_EXPERIMENT, "quick")
     with ResultsStore(db) as store:
         try:
-            if not ex.missing(exp):
-                _run_experiment(
-                    exp,
-                    store,
-                    db,
-                    Path(db).parent,
-                    _workers(workers),
-                    "local",
-                    None,
-                    n_games,
-                    seed,
-                    f"mctslab demo --db {db}",
-                )
-                return
-            _demo_match(store, n_games or 100, seed, _workers(workers))
+            _run_experiment(
+                exp,
+                store,
+                db,
+                Path(db).parent,
+                _workers(workers),
+                "local",
+                None,
+                n_games,
+                seed,
+                f"mctslab demo --db {db}",
+            )
+            _demo_match(store, n_games or DEMO_MATCH_GAMES, seed, _workers(workers))
         except KeyboardInterrupt:
             _interrupted(store)
 
