@@ -35,6 +35,7 @@ import numpy as np
 from choix.opt import PairwiseFcts
 
 from mctslab.errors import MctslabError
+from mctslab.harness import openings as opening_sets
 from mctslab.harness.openings import OpeningBook, for_run
 from mctslab.harness.schedule import canonical_specs, run_match
 from mctslab.harness.stats import Z95
@@ -155,6 +156,8 @@ def run_ladder(
     if n_games < 1:
         raise LadderError(f"--games {n_games}: a ladder needs at least 1 game per pair")
     name, agents = check_agents(game, specs)
+    if isinstance(openings, str):  # read once for every pair
+        openings = opening_sets.load(openings)
     for_run(openings, [name])  # a bad opening fails before any game
     m = len(agents)
     scores = np.zeros((m, m))
