@@ -316,7 +316,7 @@ class Preset:
 #: (the evidence for each key is in docs/strength.md).
 STRONG: dict[str, dict[str, Any]] = {
     "nogo": {"rave": "paper", "c": 0.0, "playout": "contested"},
-    "hex": {"rave": "paper", "playout": "bridge"},
+    "hex": {"rave": "paper", "c": 0.0, "playout": "bridge"},
     "go": {"rave": "paper", "playout": "go"},
     "nim": {"playout": "strategic"},
 }
