@@ -317,7 +317,7 @@ class Preset:
 STRONG: dict[str, dict[str, Any]] = {
     "nogo": {"rave": "paper", "c": 0.0, "playout": "contested"},
     "hex": {"rave": "paper", "c": 0.0, "playout": "bridge"},
-    "go": {"rave": "paper", "playout": "go"},
+    "go": {"rave": "paper", "c": 0.0, "playout": "go"},
     "nim": {"playout": "strategic"},
 }
 
