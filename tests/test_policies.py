@@ -359,3 +359,58 @@ def test_nogo_decisive_moves_are_only_skipped_where_none_exists(size):
             filtered += not look
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert filtered > 0 or size == 4  # on larger boards the filter does skip positions
+
+
+@pytest.mark.parametrize("size", [3, 5, 8])
+def test_hex_tracked_winning_cells_agree_with_a_full_scan(size):
+    # The decisive and anti-decisive playouts keep each player's winning cells as stones are
+    # placed; at every position of random games (from the empty board and from a middle game)
+    # a player has a tracked winning cell exactly when a full scan finds one, and it is one.
+    game = mctslab.load_game(f"hex(size={size})")
+    rng = np.random.default_rng(size)
+    for g in range(20):
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(0, size * size // 2)) if g % 2 else 0):
+            if state.is_terminal():
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if state.is_terminal():
+            continue
+        start = state.clone()
+        actions = []
+        while not state.is_terminal():
+            actions.append(int(rng.choice(state.legal_actions())))
+            state.apply_action(actions[-1])
+        out = np.zeros(2 * len(actions) + 2, dtype=np.int64)
+        hex_policies.tracked_winning_cells(
+            game.consts, start.array.copy(), np.array(actions, dtype=np.int64), out
+        )
+        replay = start.clone()
+        for i in range(len(actions)):
+            for p in range(2):
+                scan = hex_policies.winning_cell(game.consts, replay.array.copy(), p)
+                tracked = int(out[2 * i + p])
+                assert (tracked >= 0) == (scan >= 0), (g, i, p)
+                if tracked >= 0:
+                    board = replay.array[4 : 4 + size * size].copy()
+                    assert board[tracked] == 0
+                    board[tracked] = p + 1
+                    assert _hex_connects(board, size, p)
+            replay.apply_action(actions[i])
+
+
+def _hex_connects(board, size, p):
+    """Whether player ``p``'s stones join their two edges (a breadth-first search)."""
+    cells = [(r, c) for r in range(size) for c in range(size) if board[r * size + c] == p + 1]
+    start = [(r, c) for r, c in cells if (r if p == 0 else c) == 0]
+    seen, todo = set(start), list(start)
+    while todo:
+        r, c = todo.pop()
+        if (r if p == 0 else c) == size - 1:
+            return True
+        for dr, dc in ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)):
+            q = (r + dr, c + dc)
+            if q in set(cells) and q not in seen:
+                seen.add(q)
+                todo.append(q)
+    return False

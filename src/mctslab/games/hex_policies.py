@@ -8,10 +8,11 @@ union-find work, and the winner is found once at the end by ``random_playout``'s
 kernels' fill. With decisive or anti-decisive moves, or when the playout's length is used (QBR),
 it goes move by move and stops at the win.
 
-* ``decisive`` — the mover plays a cell that wins at once when there is one: an empty cell whose
-  own edge flags and same-coloured neighbouring groups touch both of the mover's edges (six
-  union-find lookups per cell; skipped while the mover has fewer than ``size - 1`` stones, since
-  a winning chain needs ``size`` of them).
+* ``decisive`` — the mover plays a cell that wins at once when there is one: an empty cell next
+  to both of the mover's edges, each by being on it or by touching a stone connected to it.
+  These cells are kept as the playout goes (:func:`_touch`): when a stone's group first reaches an
+  edge, the group is flooded once and its empty neighbours are marked as next to that edge, so a
+  whole playout does linear work and each move's test is a look at the top of a stack.
 * ``antidecisive`` — otherwise, if the opponent has such a cell, the mover plays there (blocks).
 * ``bridge`` (a base policy) — then, when the previous move intruded into a bridge of the mover
   (two of the mover's stones, or a stone and the mover's edge, sharing two empty cells, one of
@@ -142,14 +143,113 @@ def winning_cell(consts, state, player):
 
 
 @njit(inline="always")
-def _first_win(consts, state, player, cells, k, stones):
-    if stones[player] < consts[C_SIZE] - 1:
-        return -1
-    r1, r2, f1, f2 = _edge_roots(consts, state, player)
-    for i in range(k):
-        if _wins_at(consts, state, player, cells[i], r1, r2, f1, f2):
-            return np.int64(cells[i])
-    return -1
+def _edge_bits(p):
+    """The edge-flag bits of player ``p``'s two edges (Black top and bottom, White left and
+    right); the union-find node of edge ``e`` of ``p`` is ``N + 2p + e``."""
+    if p == 0:
+        return EDGE_TOP, EDGE_BOTTOM
+    return EDGE_LEFT, EDGE_RIGHT
+
+
+@njit(inline="always")
+def _touch(consts, state, p, e, x, conn, near, wins, nw, stack):
+    """Player ``p``'s stone ``x`` is now connected to their edge ``e``: mark it and the stones of
+    its group not yet marked (a flood over same-coloured neighbours), and mark every empty
+    neighbour of them as next to edge ``e``; an empty cell next to both edges of ``p`` goes on
+    ``p``'s stack of winning cells. Each stone is flooded once per edge in a playout, so the work
+    of a whole playout is linear in the board. ``stack`` is scratch space of N cells."""
+    n = consts[C_N]
+    base = (2 * p + e) * n
+    other = (2 * p + 1 - e) * n
+    colour = p + 1
+    conn[base + x] = True
+    stack[0] = x
+    top = 1
+    while top > 0:
+        top -= 1
+        y = stack[top]
+        nb = C_EDGE + n + 6 * y
+        for k in range(6):
+            d = consts[nb + k]
+            v = state[B + d]
+            if v == EMPTY:
+                if not near[base + d]:
+                    near[base + d] = True
+                    if near[other + d]:
+                        wins[p * n + nw[p]] = d
+                        nw[p] += 1
+            elif v == colour and not conn[base + d]:
+                conn[base + d] = True
+                stack[top] = d
+                top += 1
+
+
+@njit(inline="always")
+def _track_stone(consts, state, p, x, conn, near, wins, nw, stack):
+    """After player ``p`` played ``x`` (``apply_action`` has joined it to its groups): flood
+    the edge marks of :func:`_touch` into the group when it now reaches an edge of ``p``."""
+    n = consts[C_N]
+    u = B + n + 1
+    for e in range(2):
+        if not conn[(2 * p + e) * n + x] and _find(state, u, x) == _find(state, u, n + 2 * p + e):
+            _touch(consts, state, p, e, x, conn, near, wins, nw, stack)
+
+
+@njit(inline="always")
+def _track_start(consts, state, conn, near, wins, nw, stack):
+    """The marks of :func:`_touch` for the position at the start of a playout: the cells on an
+    edge are next to it, and every stone connected to an edge floods its group's neighbours."""
+    n = consts[C_N]
+    u = B + n + 1
+    for c in range(n):
+        if state[B + c] == EMPTY:
+            for p in range(2):
+                b0, b1 = _edge_bits(p)
+                e = consts[C_EDGE + c]
+                near[2 * p * n + c] = (e & b0) != 0
+                near[(2 * p + 1) * n + c] = (e & b1) != 0
+                if near[2 * p * n + c] and near[(2 * p + 1) * n + c]:
+                    wins[p * n + nw[p]] = c
+                    nw[p] += 1
+    for c in range(n):
+        v = state[B + c]
+        if v != EMPTY:
+            p = np.int64(v - 1)
+            for e in range(2):
+                if not conn[(2 * p + e) * n + c] and _find(state, u, c) == _find(
+                    state, u, n + 2 * p + e
+                ):
+                    _touch(consts, state, p, e, c, conn, near, wins, nw, stack)
+
+
+@njit(inline="always")
+def _winning(state, p, n, wins, nw):
+    """A cell where ``p`` wins at once, or -1: the top of ``p``'s stack once the cells taken
+    since they were pushed are dropped (an empty cell next to both edges stays so)."""
+    while nw[p] > 0 and state[B + wins[p * n + nw[p] - 1]] != EMPTY:
+        nw[p] -= 1
+    return np.int64(wins[p * n + nw[p] - 1]) if nw[p] > 0 else np.int64(-1)
+
+
+@njit(cache=True)
+def tracked_winning_cells(consts, state, actions, out):
+    """For tests: play ``actions`` from ``state`` with the tracking of :func:`_touch`, writing
+    before each move (and after the last) the cell where Black, then White, wins at once (-1
+    none) into ``out[2 i]``, ``out[2 i + 1]``."""
+    n = consts[C_N]
+    conn = np.zeros(4 * n, dtype=np.bool_)
+    near = np.zeros(4 * n, dtype=np.bool_)
+    wins = np.empty(2 * n, dtype=np.int64)
+    nw = np.zeros(2, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    _track_start(consts, state, conn, near, wins, nw, stack)
+    for i in range(len(actions) + 1):
+        out[2 * i] = _winning(state, 0, n, wins, nw)
+        out[2 * i + 1] = _winning(state, 1, n, wins, nw)
+        if i < len(actions):
+            p = np.int64(state[S_TO_MOVE])
+            apply_action(consts, state, actions[i])
+            _track_stone(consts, state, p, actions[i], conn, near, wins, nw, stack)
 
 
 @njit(cache=True)
@@ -219,27 +319,37 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     n_cells = consts[C_N]
     cells = np.empty(n_cells, dtype=np.int64)
     pos = np.full(n_cells, -1, dtype=np.int64)
-    stones = np.zeros(2, dtype=np.int64)
     k = 0
     for c in range(n_cells):
-        v = state[B + c]
-        if v == EMPTY:
+        if state[B + c] == EMPTY:
             cells[k] = c
             pos[c] = k
             k += 1
-        else:
-            stones[v - 1] += 1
     decisive = params.decisive
     anti = params.anti
     bridge = params.base == BASE_BRIDGE
+    track = decisive or anti
+    if track:  # winning cells, kept as the playout goes (_touch)
+        conn = np.zeros(4 * n_cells, dtype=np.bool_)
+        near = np.zeros(4 * n_cells, dtype=np.bool_)
+        wins = np.empty(2 * n_cells, dtype=np.int64)
+        nw = np.zeros(2, dtype=np.int64)
+        stack = np.empty(n_cells, dtype=np.int64)
+        _track_start(consts, state, conn, near, wins, nw, stack)
+    else:
+        conn = np.zeros(0, dtype=np.bool_)
+        near = conn
+        wins = np.empty(0, dtype=np.int64)
+        nw = np.zeros(2, dtype=np.int64)
+        stack = wins
     n = 0
     while state[S_WINNER] < 0:
         p = np.int64(state[S_TO_MOVE])
         a = np.int64(-1)
         if decisive:
-            a = _first_win(consts, state, p, cells, k, stones)
+            a = _winning(state, p, n_cells, wins, nw)
         if a < 0 and anti:
-            a = _first_win(consts, state, 1 - p, cells, k, stones)
+            a = _winning(state, 1 - p, n_cells, wins, nw)
         if a < 0 and bridge and last >= 0 and last < n_cells:
             a, rng = bridge_reply(consts, state, last, p + 1, rng)
         if a < 0:
@@ -257,8 +367,9 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
         k -= 1
         cells[j] = cells[k]
         pos[cells[j]] = j
-        stones[p] += 1
         apply_action(consts, state, a)
+        if track:
+            _track_stone(consts, state, p, a, conn, near, wins, nw, stack)
         moves[2 * n] = p
         moves[2 * n + 1] = a
         n += 1
