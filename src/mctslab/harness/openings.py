@@ -14,17 +14,12 @@ position, A and B on opposite sides): :func:`opening_for`.
 
 Built-in sets (:data:`BUILTIN`, files in ``opening_sets/``) are addressed by name:
 
-- ``hex5-balanced`` (``hex(size=5)``, no swap): every first move was solved with the project's
-  exhaustive solver (:mod:`mctslab.search.solve_template`, negamax with a transposition table):
-  the set holds the first moves whose value differs from that of a neighbouring cell (the
-  boundary between the winning and the losing region), one of each pair related by the board's
-  half-turn symmetry. These are the first moves whose outcome hinges on accurate play rather
-  than on the trivially winning centre or the hopeless acute corners.
-- ``hex8-balanced`` and ``hex11-balanced`` (no swap): not solved here (the solver cannot reach
-  these sizes). The edge cells, which Hex lore holds to be weak-but-not-hopeless first moves
-  (they are the moves players open with under the swap rule), one per half-turn pair, without
-  the acute corners ``a1`` and its image, which lose for the first player on every board from
-  2x2 up (:mod:`mctslab.games.hex`).
+- ``hex8-balanced`` and ``hex11-balanced`` (no swap): chosen, not solved (the project's
+  exhaustive solver, :mod:`mctslab.search.solve_template`, solves every 4x4 first move at once
+  but had not finished 5x5's after an hour, let alone these sizes). The edge cells, which Hex
+  lore holds to be weak-but-not-hopeless first moves (the moves players open with under the
+  swap rule), one per half-turn pair, without the acute corners ``a1`` and its image, which
+  lose for the first player on every board from 2x2 up (:mod:`mctslab.games.hex`).
 - ``nogo9-first-moves`` (``nogo(size=9)``): every first move up to the board's eight symmetries
   (the 15 points of one eighth of the board), a generic set for variety, not for balance.
 """
