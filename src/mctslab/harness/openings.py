@@ -15,11 +15,11 @@ position, A and B on opposite sides): :func:`opening_for`.
 Built-in sets (:data:`BUILTIN`, files in ``opening_sets/``) are addressed by name:
 
 - ``hex8-balanced`` and ``hex11-balanced`` (no swap): chosen, not solved (the project's
-  exhaustive solver, :mod:`mctslab.search.solve_template`, solves every 4x4 first move at once
-  but had not finished 5x5's after an hour, let alone these sizes). The edge cells, which Hex
-  lore holds to be weak-but-not-hopeless first moves (the moves players open with under the
-  swap rule), one per half-turn pair, without the acute corners ``a1`` and its image, which
-  lose for the first player on every board from 2x2 up (:mod:`mctslab.games.hex`).
+  exhaustive solver, :mod:`mctslab.search.solve_template`, solves every 4x4 first move at
+  once but gave none for 5x5's in a run of about an hour, let alone these sizes). The edge
+  cells, which Hex lore holds to be weak-but-not-hopeless first moves (the moves players open
+  with under the swap rule), one per half-turn pair, without the acute corners ``a1`` and its
+  image, which lose for the first player on every board from 2x2 up (:mod:`mctslab.games.hex`).
 - ``nogo9-first-moves`` (``nogo(size=9)``): every first move up to the board's eight symmetries
   (the 15 points of one eighth of the board), a generic set for variety, not for balance.
 """
