@@ -212,7 +212,7 @@ def test_policies_allocated_only_when_used_and_bad_base_named():
     plain = Uct(game, UctConfig(), seed=1)
     assert all(a.shape == (0,) for a in plain.stats)
     assert not plain.params.policy
-    with pytest.raises(SpecError, match=r"playout=nf is not available.*allowed: uniform"):
+    with pytest.raises(SpecError, match=r"playout=nf is not available.*allowed: bridge, uniform"):
         Uct(game, UctConfig(playout="nf"), seed=1)
 
 

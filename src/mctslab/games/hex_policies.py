@@ -223,6 +223,22 @@ def _track_start(consts, state, conn, near, wins, nw, stack):
 
 
 @njit(inline="always")
+def _tracker(consts, state, on):
+    """The arrays of the winning-cell tracking (``conn``, ``near``, ``wins``, ``nw``,
+    ``stack``; :func:`_touch`) for the position ``state``, filled by :func:`_track_start`; of
+    size 0 when not ``on``."""
+    n = consts[C_N] if on else 0
+    conn = np.zeros(4 * n, dtype=np.bool_)
+    near = np.zeros(4 * n, dtype=np.bool_)
+    wins = np.empty(2 * n, dtype=np.int64)
+    nw = np.zeros(2, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    if on:
+        _track_start(consts, state, conn, near, wins, nw, stack)
+    return conn, near, wins, nw, stack
+
+
+@njit(inline="always")
 def _winning(state, p, n, wins, nw):
     """A cell where ``p`` wins at once, or -1: the top of ``p``'s stack once the cells taken
     since they were pushed are dropped (an empty cell next to both edges stays so)."""
@@ -237,12 +253,7 @@ def tracked_winning_cells(consts, state, actions, out):
     before each move (and after the last) the cell where Black, then White, wins at once (-1
     none) into ``out[2 i]``, ``out[2 i + 1]``."""
     n = consts[C_N]
-    conn = np.zeros(4 * n, dtype=np.bool_)
-    near = np.zeros(4 * n, dtype=np.bool_)
-    wins = np.empty(2 * n, dtype=np.int64)
-    nw = np.zeros(2, dtype=np.int64)
-    stack = np.empty(n, dtype=np.int64)
-    _track_start(consts, state, conn, near, wins, nw, stack)
+    conn, near, wins, nw, stack = _tracker(consts, state, True)
     for i in range(len(actions) + 1):
         out[2 * i] = _winning(state, 0, n, wins, nw)
         out[2 * i + 1] = _winning(state, 1, n, wins, nw)
@@ -329,19 +340,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     anti = params.anti
     bridge = params.base == BASE_BRIDGE
     track = decisive or anti
-    if track:  # winning cells, kept as the playout goes (_touch)
-        conn = np.zeros(4 * n_cells, dtype=np.bool_)
-        near = np.zeros(4 * n_cells, dtype=np.bool_)
-        wins = np.empty(2 * n_cells, dtype=np.int64)
-        nw = np.zeros(2, dtype=np.int64)
-        stack = np.empty(n_cells, dtype=np.int64)
-        _track_start(consts, state, conn, near, wins, nw, stack)
-    else:
-        conn = np.zeros(0, dtype=np.bool_)
-        near = conn
-        wins = np.empty(0, dtype=np.int64)
-        nw = np.zeros(2, dtype=np.int64)
-        stack = wins
+    conn, near, wins, nw, stack = _tracker(consts, state, track)  # winning cells (_touch)
     n = 0
     while state[S_WINNER] < 0:
         p = np.int64(state[S_TO_MOVE])
