@@ -92,7 +92,9 @@ def test_agent_vs_agent_game_ends_with_returns(runner):
     assert "returns: [" in res.output
 
 
-def test_demo_runs_a_real_match(runner):
+def test_demo_runs_a_real_match(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the demo writes its results/ folder here, not in the repository
     res = runner.invoke(main, ["demo", "--games", "2"])
     assert res.exit_code == 0, res.output
+    assert (tmp_path / "results" / "demo.sqlite").is_file()
     assert "win rate ± 2σ" in res.output and "95% CI" in res.output
