@@ -200,7 +200,6 @@ def _track_start(consts, state, conn, near, wins, nw, stack):
     """The marks of :func:`_touch` for the position at the start of a playout: the cells on an
     edge are next to it, and every stone connected to an edge floods its group's neighbours."""
     n = consts[C_N]
-    u = B + n + 1
     for c in range(n):
         if state[B + c] == EMPTY:
             for p in range(2):
@@ -214,12 +213,7 @@ def _track_start(consts, state, conn, near, wins, nw, stack):
     for c in range(n):
         v = state[B + c]
         if v != EMPTY:
-            p = np.int64(v - 1)
-            for e in range(2):
-                if not conn[(2 * p + e) * n + c] and _find(state, u, c) == _find(
-                    state, u, n + 2 * p + e
-                ):
-                    _touch(consts, state, p, e, c, conn, near, wins, nw, stack)
+            _track_stone(consts, state, np.int64(v - 1), c, conn, near, wins, nw, stack)
 
 
 @njit(inline="always")

@@ -477,12 +477,12 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
                     rng, found, stamp = _nf_move(
                         consts, state, gbuf, aff, seen, stamp, c, base_policy == BASE_NF2, rng
                     )
-                elif base_policy == BASE_CONTESTED:
-                    base = HEADER + N_PADDED_ARRAYS * pp + c * nn
-                    found, rng = _draw_contested(state, rng, c, np.int64(w), pp, base)
                 else:
                     base = HEADER + N_PADDED_ARRAYS * pp + c * nn
-                    found, rng = _nogo_draw_legal(state, rng, c, np.int64(w), pp, base)
+                    if base_policy == BASE_CONTESTED:
+                        found, rng = _draw_contested(state, rng, c, np.int64(w), pp, base)
+                    else:
+                        found, rng = _nogo_draw_legal(state, rng, c, np.int64(w), pp, base)
             if found < 0:
                 state[S_WINNER] = 1 - c
                 break
