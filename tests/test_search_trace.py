@@ -124,7 +124,7 @@ def first_second_visit_of_b(score):
 )
 def test_each_formula_revisits_the_bad_move_when_its_formula_says(formula, c, score):
     expected = first_second_visit_of_b(score)
-    # expand_all=false: both children are tried first, even under the paper's finite formula
+    # expand_all=false: both children are tried first (one child per simulation)
     uct, sim = stepper(formula=formula, c=c, expand_all=False)
     for k in range(1, expected):
         sim()
@@ -133,11 +133,22 @@ def test_each_formula_revisits_the_bad_move_when_its_formula_says(formula, c, sc
     assert stats(uct, 1)[0] == 2
 
 
-def test_paper_formula_with_c0_never_explores_once_a_move_wins():
-    """Under the paper's W/(n+1) with C = 0 an unvisited move scores 0, not +inf."""
-    uct, sim = stepper(formula="paper", c=0.0)
-    for _ in range(100):
-        sim()
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("rave", ["off", "paper"])
+def test_paper_formula_tries_every_move_first(seed, rave):
+    """The NoGo paper's Algorithm 1 scores an untried move "+∞ if nb_t(o) = 0": with C = 0 and
+    all children expanded, the first two simulations visit A and B once each (a finite score,
+    0, would keep B untried forever whenever A was drawn first and won); then W/(n+1) keeps to
+    the winning move A."""
+    game = TreeGame(TREE)
+    config = UctConfig(formula="paper", c=0.0, solver=False, rave=rave)
+    uct = Uct(game, config, seed=seed)
+    state = game.new_initial_state()
+    for _ in range(2):
+        uct.search(state, Budget(sims=1))
+    assert stats(uct, 0)[0] == 1 and stats(uct, 1)[0] == 1
+    for _ in range(98):
+        uct.search(state, Budget(sims=1))
     assert stats(uct, 0)[0] > 90
 
 

@@ -5,15 +5,14 @@ move, at a node whose parent-visit count is ``N``, and the constant ``c``:
 
 * ``SLIDES`` (lecture slides *Deep Learning 12 — MCTS*, the UCT slide; UCB1 of Auer et al. 2002
   for c = 1): ``Q + c sqrt(2 ln N / n)``
-* ``PAPER`` (Chou, Teytaud, Yen 2011, the NoGo paper, section 3.4):
-  ``W/(n+1) + C sqrt(ln(t+1)/(n+1))`` with ``t = N``; it is finite at ``n = 0``, so with
-  ``expand_all`` an unvisited child competes with score ``C sqrt(ln(t+1))`` instead of coming
-  first
+* ``PAPER`` (Chou, Teytaud, Yen 2011, the NoGo paper, Algorithm 1 and section 3.4):
+  ``W/(n+1) + C sqrt(ln(t+1)/(n+1))`` with ``t = N``, and "+∞ if nb_t(o) = 0" (Algorithm 1):
+  an untried move comes first as in the other formulas
 * ``BOOK`` (Kocsis and Szepesvári 2006 as in Browne et al. 2012): ``Q + c sqrt(ln N / n)``
 * ``UCB1_TUNED`` (Auer, Cesa-Bianchi, Fischer 2002, eq. in section 4):
   ``Q + c sqrt(ln N / n * min(1/4, V))``, ``V = mean(w^2) - Q^2 + sqrt(2 ln N / n)``
 
-Unvisited children score +inf (first), except under ``PAPER`` as said. Equal best scores are
+Unvisited children score +inf (first) under every formula. Equal best scores are
 broken uniformly at random. With the solver, children proven lost for the player to move are
 never selected.
 
@@ -22,9 +21,10 @@ never selected.
 (under ``PAPER``, in place of ``W/(n+1)``: the paper's ``α r + (1 - α) r'``), plus the formula's
 exploration term. An unvisited child with AMAF statistics is no longer +inf: it scores ``Q̃``
 (β = 1 at n = 0 in every schedule) plus the exploration term taken at ``n = 1`` (under ``PAPER``
-the term already uses ``n + 1``), so the AMAF values order the children before they are tried;
-one without AMAF statistics is still +inf, and so is every unvisited child with ``expand_all``
-false (untried children first, as without RAVE).
+the term already uses ``n + 1``: the paper's section 3.1 score ``α r + (1 − α) r′ +
+C sqrt(log(t+1)/(nb+1))`` at ``nb = 0``, where ``α = 0``), so the AMAF values order the children
+before they are tried; one without AMAF statistics is still +inf, and so is every unvisited child
+with ``expand_all`` false (untried children first, as without RAVE).
 """
 
 import math
@@ -98,11 +98,10 @@ def tie_break(score, best, ties, rng):
 
 @njit(cache=True)
 def select_ucb(
-    fc, k, visits, value, proven, value_sq, solver, unvisited_first, formula, c, log_n, big_n,
-    tuned, rng,
+    fc, k, visits, value, proven, value_sq, solver, formula, c, log_n, big_n, tuned, rng,
 ):  # fmt: skip
     """Selection among the children ``fc .. fc+k-1`` without RAVE (module doc): the best
-    :func:`ucb_score`, ties at random, unvisited children first when ``unvisited_first``.
+    :func:`ucb_score`, ties at random, unvisited children first.
     Returns ``(chosen, rng)``, chosen -1 when every child is proven lost."""
     chosen = -1
     best = -np.inf
@@ -111,7 +110,7 @@ def select_ucb(
         if solver and proven[i] == PROVEN_LOSS:
             continue
         n = visits[i]
-        if n == 0 and unvisited_first:
+        if n == 0:
             score = np.inf
         else:
             nf = np.float64(n)
@@ -130,10 +129,9 @@ def select_rave(
 ):  # fmt: skip
     """Selection among the children ``fc .. fc+k-1`` with RAVE (module doc): a child with AMAF
     statistics scores ``(1 - β) Q + β Q̃`` (:func:`rave_beta`) plus the exploration term (taken
-    at n = 1 when it is unvisited); an unvisited child without them is +inf when the formula puts
-    unvisited children first, and every unvisited child is with ``untried_first`` (one child per
-    simulation). Returns ``(chosen, rng)``."""
-    unvisited_first = formula != PAPER or untried_first
+    at n = 1 when it is unvisited); an unvisited child without them is +inf, and so is every
+    unvisited child with ``untried_first`` (one child per simulation). Returns
+    ``(chosen, rng)``."""
     chosen = -1
     best = -np.inf
     ties = 0
@@ -142,7 +140,7 @@ def select_rave(
             continue
         n = visits[i]
         na = amaf_n[i]
-        if n == 0 and unvisited_first and (untried_first or na == 0):
+        if n == 0 and (untried_first or na == 0):
             score = np.inf
         else:
             q = np.float64(value[i])
