@@ -71,13 +71,43 @@ def test_reading_a_go_file_from_elsewhere():
         ("(;GM[1]SZ[9];B[dd];B[ee])", "move 2: B plays out of turn"),
         ("(;GM[1]RU[NoGo]SZ[9];B[])", "NoGo has no pass"),
         ("(;GM[11]SZ[5];B[f1])", "bad cell"),
-        ("(;GM[1]SZ[9]AB[dd])", "set-up property AB"),
+        ("(;GM[1]SZ[9];B[ee]AB[dd])", "node 1: set-up property AB after a move"),
+        ("(;GM[11]SZ[5]AB[a1])", "set-up property AB is read for Go and NoGo only"),
+        ("(;GM[1]SZ[9]AB[dd][zz])", "node 0: AB[zz]: bad point"),
+        ("(;GM[1]SZ[9]AB[aa]AW[ab][ba])", "set-up: not a go position: the group at A9"),
+        ("(;GM[1]SZ[9]AB[dd]PL[x])", "bad PL[x]"),
         ("(;GM[1]SZ[9]KM[lots])", "bad KM[lots]"),
     ],
 )
 def test_malformed_files_get_clear_errors(text, message):
     with pytest.raises(SgfError, match=message.replace("[", r"\[").replace("]", r"\]")):
         read_sgf(text)
+
+
+@pytest.mark.parametrize("rules", ["", "RU[NoGo]"])
+def test_setup_stones_are_read_played_from_and_written_back(rules):
+    text = f"(;GM[1]SZ[9]{rules}HA[2]AB[cc][gg]AW[aa:bb]AE[bb];W[ee];B[ff])"
+    sgf = read_sgf(text)
+    colours, to_move = sgf.setup
+    board = colours.reshape(9, 9)
+    assert to_move == 1  # HA without PL: White moves first
+    assert board[2, 2] == board[6, 6] == 1 and board[0, 0] == board[0, 1] == board[1, 0] == 2
+    assert board[1, 1] == 0 and int((colours > 0).sum()) == 5  # AE removed the rectangle's bb
+    assert sgf.moves == [(1, 40), (0, 50)]
+    assert sgf.start().current_player() == 1
+    final = sgf.replay()
+    assert final.game.board(final.array)[4, 4] == 2
+    again = read_sgf(write_sgf(sgf.game, sgf.moves, setup=sgf.setup))
+    assert (again.setup[0] == colours).all() and again.setup[1] == 1 and again.moves == sgf.moves
+
+
+def test_replay_plays_from_the_setup_stones(tmp_path):
+    path = tmp_path / "handicap.sgf"
+    path.write_text("(;GM[1]SZ[9]KM[0.5]AB[cc][gg]PL[W];W[ee];B[ff])")
+    result = CliRunner().invoke(main, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "set-up stones (AB/AW), W to move" in result.output
+    assert "1. W E5" in result.output and "2. B F4" in result.output
 
 
 def test_write_refuses_illegal_moves_and_other_games():

@@ -6,6 +6,10 @@
 * NoGo: ``GM[1]`` with ``RU[NoGo]`` (how NoGo tournaments record it), Go points, no passes.
 * Hex: ``GM[11]``, moves as HexGui writes them: HTP cells ``B[a1]`` (column letter, row number
   from the top) and ``W[swap-pieces]`` for the swap; the game is read with the swap rule on.
+* Set-up (Go and NoGo): ``AB``/``AW``/``AE`` (stones added, point lists and ``aa:cc`` rectangles
+  as FF[4] writes them) in the nodes before the first move, and ``PL`` for the player to move
+  (White when ``HA`` is given without ``PL``, as in a handicap game); the moves are played from
+  that position (:func:`mctslab.games.stones.setup_state`). Set-up after a move is refused.
 
 Parsing is sgfmill's (``sgf_grammar``, pinned); the main line (first variation) is read, and
 every move is replayed through the rules, so a file with an illegal move, a bad point, an unknown
@@ -20,12 +24,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from sgfmill import sgf_grammar
 
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games import coords
 from mctslab.games.base import Game, State
 from mctslab.games.registry import load_game
+from mctslab.games.stones import BOARD_GAMES, setup_state
 
 _COLOURS = ("B", "W")
 _SGF_LETTERS = "abcdefghijklmnopqrs"
@@ -35,21 +41,42 @@ class SgfError(MctslabError):
     """A malformed or unsupported SGF file (the message says what and where)."""
 
 
+#: set-up stones: the colour of every point (0 empty, 1 Black, 2 White) and the player to move
+Setup = tuple[np.ndarray, int]
+
+
 @dataclass
 class SgfGame:
-    """A game read from SGF: the game, its moves as ``(player, action)``, root properties."""
+    """A game read from SGF: the game, its moves as ``(player, action)``, root properties, and
+    the set-up stones (colour per action, 0 empty, 1 Black, 2 White) with the player to move
+    before the first move, when the file has any."""
 
     game: Game
     moves: list[tuple[int, int]]
     properties: dict[str, str] = field(default_factory=dict)
+    setup: Setup | None = None
+
+    def start(self) -> State:
+        """The position before the first move."""
+        return start_state(self.game, self.setup)
 
     def replay(self) -> State:
-        """The final state (moves of a colour out of turn are played as GTP does)."""
-        return _replay(self.game, self.moves)
+        """The final state."""
+        return _replay(self.game, self.moves, self.setup)
 
 
-def _replay(game: Game, moves: Iterable[tuple[int, int]]) -> State:
-    state = game.new_initial_state()
+def start_state(game: Game, setup: Setup | None) -> State:
+    """The game's initial state, or the position of ``setup`` (raises :class:`SgfError`)."""
+    if setup is None:
+        return game.new_initial_state()
+    try:
+        return setup_state(game, setup[0], setup[1])
+    except IllegalMoveError as exc:
+        raise SgfError(f"set-up: {exc}") from None
+
+
+def _replay(game: Game, moves: Iterable[tuple[int, int]], setup: Setup | None = None) -> State:
+    state = start_state(game, setup)
     for i, (player, action) in enumerate(moves, 1):
         if state.is_terminal():
             raise SgfError(f"move {i}: the game is already over")
@@ -119,8 +146,10 @@ def write_sgf(
     date: str | None = None,
     event: str = "",
     comment: str = "",
+    setup: Setup | None = None,
 ) -> str:
-    """The SGF text of a game from its initial position.
+    """The SGF text of a game from its initial position, or from the position of ``setup``
+    (Go, NoGo: written as ``AB``/``AW`` and ``PL`` in the root).
 
     ``moves`` are actions (players alternate as the rules say; ``state.history`` fits) or
     ``(player, action)`` pairs. The moves are replayed (an illegal one raises
@@ -128,7 +157,7 @@ def write_sgf(
     results of a resignation must be passed in); ``date`` to today.
     """
     kind = _kind(game)
-    state = game.new_initial_state()
+    state = start_state(game, setup)
     pairs: list[tuple[int, int]] = []
     for m in moves:
         if isinstance(m, tuple):
@@ -140,7 +169,7 @@ def write_sgf(
                     state.apply_action(int(m))
                 except IllegalMoveError as exc:
                     raise SgfError(f"move {len(pairs)}: {exc}") from None
-    final = _replay(game, pairs)
+    final = _replay(game, pairs, setup)
     size = game.params.size
     props = [("FF", "4"), ("CA", "UTF-8"), ("AP", "mctslab")]
     if kind == "hex":
@@ -159,6 +188,13 @@ def write_sgf(
     if comment:
         props.append(("C", comment))
     root = ";" + "".join(f"{k}[{_escape(v)}]" for k, v in props)
+    if setup is not None:
+        colours = np.asarray(setup[0]).reshape(-1)
+        for key, colour in (("AB", 1), ("AW", 2)):
+            points = [move_value(game, int(a)) for a in np.flatnonzero(colours == colour)]
+            if points:
+                root += key + "".join(f"[{p}]" for p in points)
+        root += f"PL[{_COLOURS[setup[1]]}]"
     body = "".join(f";{_COLOURS[p]}[{move_value(game, a)}]" for p, a in pairs)
     return f"({root}\n{body})\n" if body else f"({root})\n"
 
@@ -206,9 +242,7 @@ def read_sgf(text: str | bytes) -> SgfGame:
             raise SgfError(f"unsupported GM[{gm}]: mctslab reads Go and NoGo (GM[1]), Hex (GM[11])")
     except SpecError as exc:
         raise SgfError(f"unsupported game in SGF: {exc}") from None
-    for key in ("AB", "AW", "AE"):
-        if any(key in node for node in nodes):
-            raise SgfError(f"set-up property {key} is not supported: only games from the start")
+    setup = _setup(game, nodes, root)
     moves: list[tuple[int, int]] = []
     for i, node in enumerate(nodes[1:], 1):
         for player, key in enumerate(_COLOURS):
@@ -219,8 +253,57 @@ def read_sgf(text: str | bytes) -> SgfGame:
                 except SgfError as exc:
                     raise SgfError(f"node {i}: {key}[{value}]: {exc}") from None
                 moves.append((player, action))
-    out = SgfGame(game, moves, root)
+    out = SgfGame(game, moves, root, setup)
     out.replay()  # every move must be legal
+    return out
+
+
+_SETUP_KEYS = ("AB", "AW", "AE")
+
+
+def _setup(game: Game, nodes: list, root: dict[str, str]) -> Setup | None:
+    """The set-up of the nodes before the first move (module doc), or None without one."""
+    colours = np.zeros(game.params.size**2, dtype=np.int32)
+    found = False
+    moved = False
+    for i, node in enumerate(nodes):
+        moved = moved or any(key in node for key in _COLOURS)
+        for key in _SETUP_KEYS:
+            if key not in node:
+                continue
+            if game.NAME not in BOARD_GAMES:
+                raise SgfError(f"node {i}: set-up property {key} is read for Go and NoGo only")
+            if moved:
+                raise SgfError(f"node {i}: set-up property {key} after a move is not supported")
+            found = True
+            for point in _points(game, node[key], f"node {i}: {key}"):
+                colours[point] = _SETUP_KEYS.index(key) + 1 if key != "AE" else 0
+    if not found:
+        return None
+    pl = root.get("PL") or ("W" if root.get("HA", "0") not in ("0", "1") else "B")
+    if pl.upper() not in _COLOURS:
+        raise SgfError(f"bad PL[{pl}]: expected B or W")
+    return colours, _COLOURS.index(pl.upper())
+
+
+def _points(game: Game, values: list[bytes], where: str) -> list[int]:
+    """The points of a point list, ``aa:cc`` rectangles (compressed point lists) expanded."""
+    size = game.params.size
+    out = []
+    for raw in values:
+        value = _text(raw)
+        corners = value.split(":")
+        try:
+            if len(corners) > 2:
+                raise SgfError(f"bad point list [{value}]")
+            ends = [parse_move_value(game, c) for c in corners]
+        except SgfError as exc:
+            raise SgfError(f"{where}[{value}]: {exc}") from None
+        if any(e == size * size for e in ends):
+            raise SgfError(f"{where}[{value}]: a set-up point cannot be empty")
+        (r0, c0), (r1, c1) = divmod(ends[0], size), divmod(ends[-1], size)
+        for r in range(min(r0, r1), max(r0, r1) + 1):
+            out.extend(r * size + c for c in range(min(c0, c1), max(c0, c1) + 1))
     return out
 
 

@@ -51,8 +51,10 @@ def replay(path, boards):
     except MctslabError as exc:
         raise click.ClickException(str(exc)) from None
     game = sgf.game
-    state = game.new_initial_state()
+    state = sgf.start()
     click.echo(f"{game.spec.spec_string}: {len(sgf.moves)} moves")
+    if sgf.setup is not None:
+        click.echo(f"set-up stones (AB/AW), {'BW'[state.current_player()]} to move:\n{state}")
     for i, (player, action) in enumerate(sgf.moves, 1):
         text = state.action_to_string(action, player)
         if state.current_player() != player:
