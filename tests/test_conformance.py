@@ -11,8 +11,10 @@ import pytest
 import mctslab
 from mctslab.errors import IllegalMoveError
 from mctslab.games import generic_template
+from mctslab.games.contract import provides
 from mctslab.kernels import codegen
 from mctslab.kernels.rng import seed_state
+from mctslab.search.result import first_decision_state
 
 
 def _specs():
@@ -163,3 +165,51 @@ def test_fast_playout_is_deterministic_and_in_bounds(game):
         assert (out >= spec.min_utility).all() and (out <= spec.max_utility).all()
         results.append((total, int(rng), totals.tolist()))
     assert results[0] == results[1]
+
+
+def test_every_game_gives_a_network_its_observation_and_symmetries(game):
+    """The AlphaZero hooks (games/contract.py): float32 planes [C, H, W] of one shape at every
+    decision state, a legal mask that is the legal moves, and symmetries that are permutations
+    with the identity first."""
+    assert provides(game, "observation") and provides(game, "symmetries")
+    syms = game.symmetries()
+    obs = game.observation(first_decision_state(game).array)
+    assert obs.dtype == np.float32 and obs.ndim == 3
+    cells, actions = obs.shape[1] * obs.shape[2], game.spec.num_distinct_actions
+    assert syms[0].name == "identity"
+    assert (syms[0].cells == np.arange(cells)).all()
+    assert (syms[0].actions == np.arange(actions)).all()
+    for sym in syms:
+        assert sorted(sym.cells.tolist()) == list(range(cells)), sym.name
+        assert sorted(sym.actions.tolist()) == list(range(actions)), sym.name
+    if game.spec.num_chance_outcomes:
+        assert len(syms) == 1, "a symmetry of a game with chance would have to map its outcomes"
+
+
+def test_a_symmetry_maps_legal_moves_to_legal_moves_and_observations_consistently(game):
+    """Play a random game and, beside it, its image under each symmetry (every move mapped): at
+    every decision state the image's observation and legal mask are the mapped ones."""
+    rnd = random.Random(5)
+    syms = game.symmetries()
+    for _ in range(3):
+        state = game.new_initial_state()
+        images = [game.new_initial_state() for _ in syms]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcome = rnd.choices(*zip(*state.chance_outcomes(), strict=True))[0]
+                for s in (state, *images):
+                    s.apply_action(outcome)
+                continue
+            obs, mask = game.observation(state.array), game.legal_mask(state.array)
+            assert mask.tolist() == [a in state.legal_actions() for a in range(mask.size)]
+            assert obs.shape == game.observation(first_decision_state(game).array).shape
+            for sym, image in zip(syms, images, strict=True):
+                assert image.current_player() == state.current_player(), sym.name
+                assert (game.legal_mask(image.array) == sym.policy(mask)).all(), sym.name
+                assert (game.observation(image.array) == sym.observation(obs)).all(), sym.name
+            action = rnd.choice(state.legal_actions())
+            state.apply_action(action)
+            for sym, image in zip(syms, images, strict=True):
+                image.apply_action(int(sym.actions[action]))
+        for sym, image in zip(syms, images, strict=True):
+            assert image.is_terminal() and image.returns() == state.returns(), sym.name

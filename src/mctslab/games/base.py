@@ -70,6 +70,15 @@ class Game:
         return None
 
     # -- generic ----------------------------------------------------------------------------
+    def legal_mask(self, state: np.ndarray) -> np.ndarray:
+        """The legal-action mask of a raw state array: bool ``[num_distinct_actions]``, all
+        False at chance and terminal nodes (what a policy network's output is masked by)."""
+        mask = np.zeros(self.spec.num_distinct_actions, dtype=bool)
+        if self.kernels.current_player(self.consts, state) >= 0:
+            out = np.empty(self.spec.num_distinct_actions, dtype=np.int32)
+            mask[out[: self.kernels.legal_actions(self.consts, state, out)]] = True
+        return mask
+
     def _spec(self, **fields: Any) -> GameSpec:
         """Helper for :meth:`_build`: fill name, version and the canonical spec string."""
         return GameSpec(

@@ -69,6 +69,18 @@ Optional members of the game class (:data:`GAME_HOOKS`)::
                                                as ``"module:Class"`` paths resolved by the agent
                                                registry (:mod:`mctslab.agents`); a path, since
                                                the games layer never imports agents
+      observation(state) -> ndarray            of a raw decision state: float32 planes
+                                               [C, H, W] for a policy/value network, from the
+                                               mover's point of view where that is the
+                                               convention (:mod:`mctslab.games.symmetry`)
+      symmetries() -> tuple[Symmetry, ...]     the symmetries of the rules as forward maps of
+                                               the observation's cells and of the actions, the
+                                               identity first (:mod:`mctslab.games.symmetry`);
+                                               a game has both or neither, and every built-in
+                                               game has them (the conformance suite checks
+                                               them; with the legal-action mask of
+                                               :meth:`Game.legal_mask` they are what an
+                                               AlphaZero network reads and learns from)
 """
 
 from __future__ import annotations
@@ -110,6 +122,8 @@ GAME_HOOKS: dict[str, tuple[str, ...] | None] = {
     "load_network": ("path",),
     "ROLLOUT_POLICIES": None,
     "AGENTS": None,
+    "observation": ("state",),
+    "symmetries": (),
 }
 
 

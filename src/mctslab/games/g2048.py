@@ -19,6 +19,7 @@ from mctslab.games import g2048_ntuple, g2048_render
 from mctslab.games.base import Game, State
 from mctslab.games.picture import Picture
 from mctslab.games.registry import register
+from mctslab.games.symmetry import Symmetry, identity
 
 #: accepted move words (the first of each is the canonical one)
 MOVE_WORDS = {
@@ -101,6 +102,17 @@ class G2048Game(Game):
             cells = [int(e) for e in state[4 * r : 4 * r + 4]]
             rows.append(" ".join(f"{(1 << e) if e else '.':>6}" for e in cells))
         return "\n".join(rows) + "\n" + self.status(state)
+
+    def observation(self, state: np.ndarray) -> np.ndarray:
+        """Planes ``[18, 4, 4]``: plane ``e`` is one where the tile is ``2**e`` (plane 0 where
+        the cell is empty)."""
+        exps = np.asarray(state[: k.NUM_CELLS], dtype=np.int64).reshape(4, 4)
+        return (exps[None] == np.arange(18)[:, None, None]).astype(np.float32)
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The identity only: the board's rotations and reflections would have to map the chance
+        outcomes (where a tile appears) too, which the contract does not declare yet."""
+        return identity(k.NUM_CELLS, k.NUM_ACTIONS)
 
     def load_network(self, path: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The trained n-tuple network's weights (``path``, default the file ``mctslab train

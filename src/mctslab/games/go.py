@@ -19,6 +19,7 @@ from mctslab.games import coords, go_board, go_kernels
 from mctslab.games.base import Game, State
 from mctslab.games.picture import Picture, go_picture
 from mctslab.games.registry import register
+from mctslab.games.symmetry import Symmetry, dihedral, stone_planes
 
 _K = go_kernels
 _NAMES = ("Black (X)", "White (O)")
@@ -99,6 +100,17 @@ class GoGame(Game):
     def picture(self, state: State) -> Picture:
         """The board as SVG (:func:`mctslab.games.picture.go_picture` of :meth:`board`)."""
         return go_picture(state, self.board(state.array))
+
+    def observation(self, state: np.ndarray) -> np.ndarray:
+        """Planes ``[4, size, size]``: the mover's stones, the opponent's, ones, and ones when
+        Black is to move (komi makes the colours unequal, as AlphaGo Zero's colour plane;
+        :func:`mctslab.games.symmetry.stone_planes`). Superko history is not shown."""
+        mover = int(state[_K.S_TO_MOVE])
+        return stone_planes(self.board(state), mover, float(mover == 0))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The eight rotations and reflections of the board; the pass maps to itself."""
+        return dihedral(self.size, extra=1)
 
     def score(self, state: np.ndarray) -> float:
         """Black's area minus White's minus komi, of the position as it stands (Tromp-Taylor)."""

@@ -20,6 +20,7 @@ from mctslab.games import coords, hex_kernels, hex_render
 from mctslab.games.base import Game, State
 from mctslab.games.picture import Picture
 from mctslab.games.registry import register
+from mctslab.games.symmetry import Symmetry, rotation_180, stone_planes
 
 SWAP_WORDS = ("swap", "swap-pieces")
 
@@ -73,6 +74,21 @@ class HexGame(Game):
     def picture(self, state: State) -> Picture:
         """The board as SVG (:func:`mctslab.games.hex_render.draw`)."""
         return hex_render.draw(state)
+
+    def observation(self, state: np.ndarray) -> np.ndarray:
+        """Planes ``[5, size, size]``: the mover's stones, the opponent's, ones, ones when Black
+        (top-bottom) is to move, and ones when the swap is legal now
+        (:func:`mctslab.games.symmetry.stone_planes`)."""
+        k, size = hex_kernels, self.params.size
+        board = np.asarray(state[k.B : k.B + size * size], dtype=np.int64).reshape(size, size)
+        mover = int(state[k.S_TO_MOVE])
+        can_swap = self.params.swap and int(state[k.S_COUNT]) == 1
+        return stone_planes(board, mover, float(mover == 0), float(can_swap))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The identity and the half turn (:func:`mctslab.games.symmetry.rotation_180`); the
+        swap maps to itself."""
+        return rotation_180(self.params.size, extra=int(self.params.swap))
 
     def render(self, state: np.ndarray) -> str:
         """The slanted board, each row one more space to the right, and a status line.

@@ -14,6 +14,7 @@ from mctslab.games import nim_kernels, nim_render
 from mctslab.games.base import Game, State
 from mctslab.games.picture import Picture
 from mctslab.games.registry import register
+from mctslab.games.symmetry import Symmetry, identity
 
 
 class NimParams(pydantic.BaseModel):
@@ -81,6 +82,17 @@ class NimGame(Game):
     def picture(self, state: State) -> Picture:
         """The heap as SVG (:func:`mctslab.games.nim_render.draw`)."""
         return nim_render.draw(state)
+
+    def observation(self, state: np.ndarray) -> np.ndarray:
+        """One plane ``[1, 1, n + 1]``: a one at the number of counters left (Nim is impartial:
+        the mover needs nothing else)."""
+        obs = np.zeros((1, 1, self.params.n + 1), dtype=np.float32)
+        obs[0, 0, self.counters(state)] = 1.0
+        return obs
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """None but the identity."""
+        return identity(self.params.n + 1, self.params.k)
 
     def render(self, state: np.ndarray) -> str:
         counters = self.counters(state)

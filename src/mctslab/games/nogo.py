@@ -20,6 +20,7 @@ from mctslab.games import coords, go_board, nogo_kernels
 from mctslab.games.base import Game, State
 from mctslab.games.picture import Picture, go_picture
 from mctslab.games.registry import register
+from mctslab.games.symmetry import Symmetry, dihedral, stone_planes
 
 _K = nogo_kernels
 _NAMES = ("Black (X)", "White (O)")
@@ -72,6 +73,15 @@ class NoGoGame(Game):
     def picture(self, state: State) -> Picture:
         """The board as SVG (:func:`mctslab.games.picture.go_picture` of :meth:`board`)."""
         return go_picture(state, self.board(state.array))
+
+    def observation(self, state: np.ndarray) -> np.ndarray:
+        """Planes ``[3, size, size]``: the mover's stones, the opponent's, ones
+        (:func:`mctslab.games.symmetry.stone_planes`)."""
+        return stone_planes(self.board(state), int(state[_K.S_TO_MOVE]))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The eight rotations and reflections of the board."""
+        return dihedral(self.size)
 
     def render(self, state: np.ndarray) -> str:
         lines = go_board.render_board(self.board(state))

@@ -59,6 +59,8 @@ def hook_problems(cls: type[Game]) -> list[str]:
             out.append(f"{name} is not a method")
         elif parameters(value) != ("self", *params):
             out.append(f"method {name}{parameters(value)[1:]} should take ({', '.join(params)})")
+    if callable(getattr(cls, "observation", None)) != callable(getattr(cls, "symmetries", None)):
+        out.append("observation and symmetries (methods) come together")
     if provides(cls, "network_value") != callable(getattr(cls, "load_network", None)):
         out.append("network_value (kernel) and load_network (method) come together")
     table = getattr(cls, "ROLLOUT_POLICIES", None) or {}
