@@ -12,7 +12,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip==26.3
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,bench,ray]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,bench,ray,az]"
 	@touch $(STAMP)
 
 # Debian packages the tests use: chromium (the browser tests drive it with Playwright; browser

@@ -1,4 +1,4 @@
-"""Connect Four kernels: the worked example of adding a game (see README.md beside this file).
+"""Connect Four kernels: the worked example of adding a game (``docs/adding-a-game.md``).
 
 State (int8): ``[to_move, winner, moves, height[0..cols-1], board[rows*cols]]``; ``winner`` is
 -1 while the game goes on, 0 or 1 for a win, 2 for a draw. Board row 0 is the bottom.
