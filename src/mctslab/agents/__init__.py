@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterator, Mapping
 
 from mctslab import specstr
+from mctslab.agents.az import AzAgent
 from mctslab.agents.base import Agent, RandomAgent
 from mctslab.agents.external import GtpAgent
 from mctslab.agents.mcts import PRESETS, FlatAgent, MctsAgent
@@ -26,7 +27,7 @@ __all__ = ["PRESETS", "Agent", "describe_agents", "make_agent"]
 
 #: the agents every game can use
 _GENERIC: dict[str, type[Agent]] = {
-    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent, GtpAgent)
+    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent, GtpAgent, AzAgent)
 }
 
 

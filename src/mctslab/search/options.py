@@ -473,13 +473,16 @@ def apply_preset(
     return {k: v for k, v in preset.items() if k not in given}
 
 
-def spec_model(name: str, config: Any, doc: str, module: str) -> Any:
+def spec_model(
+    name: str, config: Any, doc: str, module: str, keys: Mapping[str, Option] | None = None
+) -> Any:
     """The strict pydantic model of the spec keys (``config``: the agents' model config, which
-    forbids unknown keys and non-finite floats)."""
+    forbids unknown keys and non-finite floats); ``keys`` another agent's options (default the
+    UCT family's :data:`BY_KEY`)."""
     import pydantic
 
     fields = {}
-    for key, o in BY_KEY.items():
+    for key, o in (BY_KEY if keys is None else keys).items():
         bounds = {k: v for k, v in (("ge", o.ge), ("gt", o.gt), ("le", o.le)) if v is not None}
         extra = {"shown_default": o.default_text()} if o.shown_default or o.per_formula else None
         default = None if o.per_formula else o.default

@@ -50,6 +50,10 @@ class SearchResult:
     solved_value: float | None = None
     #: positions in MCTS-Solver's transposition table (proven; kept across searches until reset)
     proven_positions: int = 0
+    #: AlphaZero searches: the network's prior of each root move (beside ``actions``) and its
+    #: value of the root for the player to move (in [-1, 1]); empty and None for other searches
+    priors: list[float] = field(default_factory=list)
+    network_value: float | None = None
 
 
 def first_decision_state(game: Game) -> State | None:

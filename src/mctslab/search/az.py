@@ -1,0 +1,176 @@
+"""The AlphaZero search driver: PUCT guided by a policy/value network, with leaves batched.
+
+Each simulation descends one tree by PUCT with a virtual loss (the compiled
+:func:`mctslab.search.az_template.descend`), to a node not expanded yet; the leaves of a round
+(``batch`` per tree, over every tree in play) go to the network in one call; each leaf is then
+expanded with the network's priors and its value is backed up (:mod:`mctslab.search.az_tree`,
+where the formulas are). A terminal leaf's value is the game's returns, without the network.
+Many trees advance together in self-play (:meth:`AzSearch.run`), so one network call serves
+many games; one search for an agent is the same loop with one tree (:meth:`AzSearch.search`).
+
+Root Dirichlet noise (AlphaZero: ``P = (1 - frac) * P + frac * Dir(alpha)`` at the root) is
+added only when ``noise_frac`` > 0, which only self-play sets. The move played is the most
+visited child (ties: the better mean, then the lower action).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from mctslab.errors import MctslabError
+from mctslab.games.base import Game, State
+from mctslab.kernels import codegen
+from mctslab.search import az_template, az_tree
+from mctslab.search.az_tree import AzTree
+from mctslab.search.budget import Budget, run_budget
+from mctslab.search.result import SearchResult
+
+#: (observations [B, C, H, W] float32, legal masks [B, A] bool) -> (priors [B, A], values [B])
+Evaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+#: nodes a tree holds at most when the budget is a time (about 90 MB of arrays)
+MAX_NODES = 2_000_000
+
+
+def check_game(game: Game) -> None:
+    """AlphaZero here needs two players, no chance events, and the network hooks."""
+    spec = game.spec
+    if (
+        spec.num_players != 2
+        or spec.num_chance_outcomes
+        or not callable(getattr(game, "observation", None))
+    ):
+        raise MctslabError(
+            f"az plays two-player games without chance (nim, nogo, go, hex, connect_four), "
+            f"not {spec.spec_string}"
+        )
+
+
+class AzSearch:
+    """PUCT searches of one game with one network (``evaluate``) and one :class:`AzConfig`."""
+
+    def __init__(self, game: Game, config, evaluate: Evaluate, seed: int):
+        check_game(game)
+        self.game = game
+        self.config = config
+        self.evaluate = evaluate
+        self.rng = np.random.default_rng(seed)
+        self.kern = codegen.specialize(az_template, game.kernels)
+        spec = game.spec
+        self._state = np.empty(spec.state_size, dtype=game.kernels.STATE_DTYPE)
+        self._path = np.empty(spec.max_game_length + 2, dtype=np.int64)
+        self._legal = np.empty(spec.num_distinct_actions, dtype=np.int32)
+        self._returns = np.zeros(2)
+
+    def new_tree(self, sims: int | None) -> AzTree:
+        """A tree big enough for ``sims`` simulations (None: :data:`MAX_NODES`)."""
+        a = self.game.spec.num_distinct_actions
+        return az_tree.new_tree(MAX_NODES if sims is None else 1 + a * (sims + 1))
+
+    def run(self, trees: list[AzTree], roots: list[np.ndarray], sims: int) -> int:
+        """Run up to ``sims`` more simulations in each tree (root states ``roots``), ``batch``
+        leaves per tree per network call; returns the simulations run per tree."""
+        done = 0
+        while done < sims:
+            k = min(self.config.batch, sims - done)
+            self._round(trees, roots, k)
+            done += k
+        return done
+
+    def _round(self, trees: list[AzTree], roots: list[np.ndarray], k: int) -> None:
+        game, c = self.game, self.config
+        consts = game.consts
+        pending = []
+        for tree, root in zip(trees, roots, strict=True):
+            for _ in range(k):
+                leaf, depth, player, n = self.kern.descend(
+                    consts, root, self._state, tree, c.c_puct, c.c_base, c.fpu, self._path,
+                    self._legal,
+                )  # fmt: skip
+                if player < 0:  # terminal: the game's returns, no network
+                    game.kernels.returns(consts, self._state, self._returns)
+                    az_tree.backup(tree, self._path, depth, self._returns)
+                    continue
+                legal = self._legal[:n].copy()
+                pending.append(
+                    (tree, leaf, depth, self._path[: depth + 1].copy(), player, legal,
+                     game.observation(self._state))
+                )  # fmt: skip
+        if not pending:
+            return
+        masks = np.zeros((len(pending), game.spec.num_distinct_actions), dtype=bool)
+        for j, p in enumerate(pending):
+            masks[j, p[5]] = True
+        priors, values = self.evaluate(np.stack([p[6] for p in pending]), masks)
+        for j, (tree, leaf, depth, path, player, legal, _) in enumerate(pending):
+            v = float(values[j])
+            row = priors[j]
+            if leaf == 0 and c.noise_frac > 0 and tree.first_child[0] < 0:
+                row = row.copy()
+                noise = self.rng.dirichlet(np.full(len(legal), c.noise_alpha))
+                row[legal] = (1 - c.noise_frac) * row[legal] + c.noise_frac * noise
+            az_tree.expand(tree, leaf, player, legal, len(legal), row, v)
+            az_tree.backup(
+                tree, path, depth, np.array([v, -v]) if player == 0 else np.array([-v, v])
+            )
+
+    def search(self, state: State, budget: Budget) -> SearchResult:
+        """One search from ``state`` to the budget (a fresh tree)."""
+        if state.current_player() < 0:
+            raise MctslabError("search needs a position with a player to move")
+        start = time.perf_counter()
+        tree = self.new_tree(
+            budget.sims if budget.seconds is None and budget.stop is None else None
+        )
+        root = state.array.copy()
+        sims = run_budget(lambda n: self.run([tree], [root], n), budget, start)
+        return result(tree, sims, time.perf_counter() - start)
+
+
+def root_children(tree: AzTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The root's children: actions, visits, mean values for the player to move (in [-1, 1];
+    0 where unvisited) and priors."""
+    first, k = int(tree.first_child[0]), int(tree.num_children[0])
+    sl = slice(first, first + k) if first >= 0 else slice(0, 0)
+    visits = tree.visits[sl].copy()
+    q = np.where(visits > 0, tree.wsum[sl] / np.maximum(visits, 1), 0.0)
+    return tree.action[sl].copy(), visits, q, tree.prior[sl].copy()
+
+
+def best_child(tree: AzTree, node: int) -> int:
+    """The most visited child of ``node`` (ties: the better mean, then the lower action)."""
+    first, k = int(tree.first_child[node]), int(tree.num_children[node])
+    v = tree.visits[first : first + k]
+    q = np.where(v > 0, tree.wsum[first : first + k] / np.maximum(v, 1), -2.0)
+    return first + int(np.lexsort((-q, -v))[0])
+
+
+def result(tree: AzTree, sims: int, elapsed: float) -> SearchResult:
+    """The :class:`SearchResult` of a finished search (values as win rates in [0, 1])."""
+    actions, visits, q, priors = root_children(tree)
+    pv, node = [], 0
+    while tree.first_child[node] >= 0 and tree.visits[node] > 1:
+        node = best_child(tree, node)
+        pv.append(int(tree.action[node]))
+    action = pv[0] if pv else int(actions[np.argmax(priors)])
+    order = np.argsort(actions)
+    win = (q + 1) / 2
+    chosen = int(np.flatnonzero(actions == action)[0])
+    return SearchResult(
+        action=action,
+        actions=actions[order].tolist(),
+        visits=visits[order].tolist(),
+        values=win[order].tolist(),
+        pv=pv,
+        simulations=sims,
+        elapsed=elapsed,
+        sims_per_second=sims / elapsed if elapsed > 0 else 0.0,
+        nodes=int(tree.used[0]),
+        slots=int(tree.first_child.shape[0]),
+        win_ratio=float(win[chosen]),
+        priors=priors[order].tolist(),
+        network_value=float(tree.value0[0]),
+    )

@@ -1,0 +1,68 @@
+"""Every option of the AlphaZero search, declared once (:data:`AZ_OPTIONS`), with the same
+:class:`~mctslab.search.options.Option` records as the UCT family's: from them come
+:class:`AzConfig` (the search's record), the ``az(...)`` spec-string model
+(:class:`mctslab.agents.az.AzParams`) and ``mctslab agents``' description.
+
+Options without ``spec`` are the self-play ones (root Dirichlet noise): ``mctslab train az`` sets
+them, a playing agent never adds noise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import field
+
+from mctslab.search.budget import MAX_SECONDS
+from mctslab.search.options import Option
+
+_AZ = "Silver et al. 2018, *A general reinforcement learning algorithm that masters chess, shogi and Go through self-play*"  # noqa: E501
+_LEELA = "Leela Zero (Pascutto et al.), first-play urgency reduction"
+
+AZ_OPTIONS: tuple[Option, ...] = (
+    Option("sims", int, None, "simulations per move (200 without time)", ge=1, optional=True),
+    Option("time", float, None, "seconds per move", gt=0, le=MAX_SECONDS, optional=True),
+    Option("net", str, None, "the network file (checkpoint or model) of mctslab train az",
+           optional=True),
+    Option("c_puct", float, 1.25, "PUCT exploration constant", gt=0, source=_AZ,
+           attr="c_puct"),
+    Option("c_base", float, 0.0, "PUCT growth: c = c_puct + log((N + c_base + 1) / c_base); "
+           "0 off (AlphaZero: 19652)", ge=0, source=_AZ, attr="c_base"),
+    Option("fpu", float, 0.25, "first-play urgency: an unvisited child's Q is the parent's "
+           "network value minus fpu * sqrt(prior mass of the visited children)", ge=0, le=2,
+           source=_LEELA, attr="fpu"),
+    Option("batch", int, 8, "leaves per network call within one search (virtual loss)", ge=1,
+           le=256, attr="batch"),
+    Option("seed", int, None, "random seed", ge=0, optional=True),
+    Option("noise_alpha", float, 0.3, "self-play: Dirichlet alpha of the root noise", gt=0,
+           source=_AZ, attr="noise_alpha", spec=False),
+    Option("noise_frac", float, 0.0, "self-play: share of the root prior replaced by noise "
+           "(AlphaZero 0.25; 0 when playing)", ge=0, le=1, source=_AZ, attr="noise_frac",
+           spec=False),
+)  # fmt: skip
+#: spec key -> option (the keys of ``az(...)``)
+AZ_KEYS: dict[str, Option] = {o.name: o for o in AZ_OPTIONS if o.spec}
+
+
+class _AzConfigMethods:
+    """One AlphaZero search: every option of :data:`AZ_OPTIONS` that has an ``attr``, checked."""
+
+    def __post_init__(self) -> None:
+        for o in AZ_OPTIONS:
+            if o.attr:
+                o.check(getattr(self, o.attr))
+
+    @classmethod
+    def from_keys(cls, keys):
+        """The configuration of validated ``az(...)`` keys (a model's fields)."""
+        return cls(**{o.attr: getattr(keys, o.name) for o in AZ_OPTIONS if o.attr and o.spec})
+
+
+AzConfig = dataclasses.make_dataclass(
+    "AzConfig",
+    [(o.attr, o.annotation(), field(default=o.default)) for o in AZ_OPTIONS if o.attr],
+    bases=(_AzConfigMethods,),
+    namespace={"__doc__": _AzConfigMethods.__doc__},
+    frozen=True,
+    kw_only=True,
+)
+AzConfig.__module__ = __name__

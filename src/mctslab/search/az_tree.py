@@ -1,0 +1,130 @@
+"""The AlphaZero search tree and its compiled operations (game-independent, compiled once).
+
+PUCT selection, as in AlphaZero (Silver et al., "A general reinforcement learning algorithm that
+masters chess, shogi and Go through self-play", Science 2018, and its published pseudocode):
+at a node visited ``N`` times, pick the child ``a`` maximising
+
+    Q(a) + c(N) * P(a) * sqrt(N) / (1 + n(a)),   c(N) = c_puct + log((N + c_base + 1) / c_base)
+
+where ``P`` is the network's prior, ``n(a)`` the child's visits and ``Q(a)`` its mean value for the
+player choosing (values in [-1, 1]); ``c_base`` = 0 leaves out the growth term (``c(N) = c_puct``;
+AlphaZero used ``c_puct`` = 1.25, ``c_base`` = 19652). An unvisited child's ``Q`` is the
+first-play urgency (FPU) of Leela Zero: the chooser's network value of the node minus
+``fpu * sqrt(sum of the priors of the visited children)``. Ties go to the lowest child (the
+lowest action). The root's own network evaluation counts as its first visit, so the second
+simulation already weighs the priors (as in mctx).
+
+Virtual loss (Chaslot et al., "Parallel Monte-Carlo Tree Search", 2008): a descent adds a visit
+and a loss (-1) to every node on its path at once, so the leaves chosen in one round of a batch
+differ; the backup then adds ``1 + value``, leaving the real visit and value.
+
+The tree is a struct of arrays (:class:`AzTree`), children of a node side by side, with
+``first_child`` -1 until the node is expanded; ``wsum`` of a node is from the point of view of
+the player who chose it (the mover of its parent), ``value0`` its network value for its own mover.
+A full pool stops growth, not search: a leaf that does not fit is evaluated and backed up again.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+#: ``mover`` of a node not evaluated yet (a terminal node's is the contract's TERMINAL_PLAYER, -4)
+UNKNOWN = -2
+
+
+class AzTree(NamedTuple):
+    """The node pool of one search (module docstring); ``used[0]`` nodes are in use."""
+
+    first_child: np.ndarray  # int32 [M]: first child, -1 while not expanded
+    num_children: np.ndarray  # int32 [M]
+    action: np.ndarray  # int32 [M]: the action from the parent
+    parent: np.ndarray  # int32 [M]: -1 at the root
+    prior: np.ndarray  # float64 [M]: the network's prior of the action (root: with noise)
+    visits: np.ndarray  # int64 [M]: visits, virtual ones included
+    wsum: np.ndarray  # float64 [M]: sum of values for the player who chose the node
+    mover: np.ndarray  # int32 [M]: player to move at the node, UNKNOWN, or -4 (terminal)
+    value0: np.ndarray  # float64 [M]: the network's value of the node for its mover
+    used: np.ndarray  # int64 [1]
+
+
+def new_tree(capacity: int) -> AzTree:
+    """An empty tree of ``capacity`` nodes (at least the root), with the root in place."""
+    m = max(1, int(capacity))
+    tree = AzTree(
+        np.full(m, -1, np.int32),
+        np.zeros(m, np.int32),
+        np.full(m, -1, np.int32),
+        np.full(m, -1, np.int32),
+        np.zeros(m, np.float64),
+        np.zeros(m, np.int64),
+        np.zeros(m, np.float64),
+        np.full(m, UNKNOWN, np.int32),
+        np.zeros(m, np.float64),
+        np.ones(1, np.int64),
+    )
+    return tree
+
+
+@njit(cache=True)
+def select_child(tree, node, c_puct, c_base, fpu):
+    """The child of ``node`` PUCT picks (module docstring)."""
+    n_parent = tree.visits[node]
+    c = c_puct
+    if c_base > 0:
+        c += math.log((n_parent + c_base + 1.0) / c_base)
+    first = tree.first_child[node]
+    k = tree.num_children[node]
+    seen = 0.0
+    for i in range(first, first + k):
+        if tree.visits[i] > 0:
+            seen += tree.prior[i]
+    q_new = tree.value0[node] - fpu * math.sqrt(seen)
+    explore = c * math.sqrt(n_parent)
+    best, best_score = first, -1e300
+    for i in range(first, first + k):
+        n = tree.visits[i]
+        q = tree.wsum[i] / n if n > 0 else q_new
+        score = q + explore * tree.prior[i] / (1.0 + n)
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
+@njit(cache=True)
+def expand(tree, leaf, player, legal, n, priors, value):
+    """Give ``leaf`` (evaluated: ``player`` to move, network ``value`` for that player) its
+    ``n`` children, the actions ``legal[:n]`` with the priors ``priors[action]``. Returns False
+    (and expands nothing) when the pool is full or the leaf is already expanded."""
+    tree.mover[leaf] = player
+    tree.value0[leaf] = value
+    first = tree.used[0]
+    if tree.first_child[leaf] >= 0 or first + n > tree.first_child.shape[0]:
+        return False
+    for i in range(n):
+        c = first + i
+        tree.action[c] = legal[i]
+        tree.parent[c] = leaf
+        tree.prior[c] = priors[legal[i]]
+        tree.first_child[c] = -1
+        tree.num_children[c] = 0
+        tree.visits[c] = 0
+        tree.wsum[c] = 0.0
+        tree.mover[c] = -2
+        tree.value0[c] = 0.0
+    tree.first_child[leaf] = first
+    tree.num_children[leaf] = n
+    tree.used[0] = first + n
+    return True
+
+
+@njit(cache=True)
+def backup(tree, path, depth, values):
+    """Back up per-player ``values`` along ``path[0..depth]`` (the root first), undoing the
+    descent's virtual loss: each node gains ``1 + values[chooser]``."""
+    for i in range(1, depth + 1):
+        node = path[i]
+        tree.wsum[node] += 1.0 + values[tree.mover[tree.parent[node]]]
