@@ -148,6 +148,22 @@ def test_cleanup_never_passes_while_a_stone_move_exists():
     assert reply not in ("= pass\n\n", "= resign\n\n") and reply.startswith("= ")
 
 
+def test_cleanup_after_two_passes_plays_on_as_kgs_expects():
+    # KGS sends kgs-genmove_cleanup exactly after both players passed (its clean-up phase)
+    engine = Engine("go", "random", size=5, seed=5)
+    for move in ("b c3", "w d3", "b pass", "w pass"):
+        assert engine.handle("play " + move) == "=\n\n"
+    assert engine.state.is_terminal()
+    reply = engine.handle("kgs-genmove_cleanup b")
+    assert reply not in ("= pass\n\n", "= resign\n\n") and reply.startswith("= ")
+    assert engine.pos.moves[:2] == [(0, 12), (1, 13)] and len(engine.pos.moves) == 3
+    assert engine.handle("play w a1") == "=\n\n"  # the opponent's clean-up moves too
+    assert engine.state.current_player() == 0 and not engine.state.is_terminal()
+    for move in ("b pass", "w pass"):  # two more passes end it again
+        engine.handle("play " + move)
+    assert engine.state.is_terminal() and engine.handle("play b pass").startswith("? illegal")
+
+
 def test_nogo_genmove_answers_resign_when_no_move_is_legal():
     engine = Engine("nogo", "random", size=5, seed=4)
     colour = "b"
@@ -235,6 +251,25 @@ def test_fuzzed_input_never_crashes_and_every_reply_is_well_formed(lines):
         text = preprocess(line)
         cid = text.split()[0] if text.split() and text.split()[0].isdigit() else ""
         assert reply[1:].startswith(cid)
+
+
+def test_long_arguments_are_quoted_cut_and_ids_and_numbers_are_ascii():
+    engine = Engine("nogo", "random", size=5, seed=0)
+    reply = engine.handle("play b " + "A" * 10_000_000)
+    assert reply.startswith("? illegal move: bad vertex 'AAAA") and len(reply) < 300
+    assert re.search(r"A\.\.\. \(10,000,\d{3} characters\)\n\n$", reply)
+    assert engine.handle("\u0661 name") == "? unknown command '\u0661'\n\n"  # Arabic-Indic 1
+    assert engine.handle("12 name") == "=12 mctslab\n\n"
+    assert engine.handle("boardsize \u0667").startswith("? expected an integer")
+    assert engine.handle("komi \u0667.5").startswith("? expected a number")
+
+
+def test_nogo_takes_every_size_the_game_takes():
+    engine = Engine("nogo", "random", seed=0)
+    for size in (3, 4):
+        assert engine.handle(f"boardsize {size}") == "=\n\n"
+        assert engine.pos.game.params.size == size
+    assert engine.handle("boardsize 2") == "? unacceptable size 2: nogo sizes are 3..19\n\n"
 
 
 def test_parser_follows_gtp_section_3():

@@ -1,11 +1,16 @@
-"""HTP (Hex) engine: a scripted session against its transcript; swap-pieces; lowercase cells
-with i; bad sizes."""
+"""HTP (Hex) engine: a scripted session against its transcript; swap-pieces and the swap rule as
+a setting (param_game allow_swap); lowercase cells with i; bad sizes; all_legal_moves;
+final_score."""
 
 import io
 
+import pytest
+
+from mctslab.errors import SpecError
 from mctslab.interfaces.gtp import Engine
 
 SCRIPT = """boardsize 9 9
+param_game allow_swap 1
 play b i1
 play w swap-pieces
 showboard
@@ -16,10 +21,12 @@ genmove w
 boardsize 8 9
 boardsize 2
 komi 5
-final_score
+kgs-genmove_cleanup b
 """
 
 TRANSCRIPT = """=
+
+=
 
 =
 
@@ -53,7 +60,7 @@ Black (X, top-bottom) to move
 
 ? unknown command 'komi'
 
-? unknown command 'final_score'
+? unknown command 'kgs-genmove_cleanup'
 
 """
 
@@ -69,7 +76,7 @@ def test_scripted_hex_session_matches_the_transcript():
 
 
 def test_swap_is_answered_as_swap_pieces_and_only_on_the_second_move():
-    engine = Engine("hex", "random", size=3, seed=0)
+    engine = Engine("hex", "random", size=3, seed=0, allow_swap=True)
     engine.handle("play b b2")
     reply = engine.handle("genmove w")
     assert reply in {f"= {c}{r}\n\n" for c in "abc" for r in "123"} | {"= swap-pieces\n\n"}
@@ -78,3 +85,62 @@ def test_swap_is_answered_as_swap_pieces_and_only_on_the_second_move():
     assert engine.handle("play w swap-pieces").startswith("? illegal move")
     assert engine.handle("play b d1").startswith("? illegal move: bad cell")  # 3x3: a..c
     assert engine.handle("play b c3") == "=\n\n"
+
+
+def test_only_white_may_swap_and_only_after_blacks_first_stone():
+    engine = Engine("hex", "random", size=5, seed=0, allow_swap=True)
+    engine.handle("play b c1")
+    assert engine.handle("play b swap-pieces") == (
+        "? illegal move: only White may swap, as the second move\n\n"
+    )
+    assert engine.state.current_player() == 1 and engine.pos.moves == [(0, 2)]
+    engine.handle("play b d2")  # Black twice: White's swap is gone too
+    assert engine.handle("play w swap-pieces") == "? illegal move\n\n"
+    for opening in (["play w c1"], ["play b c1", "play b d2"]):  # colours set by hand
+        engine.handle("clear_board")
+        for line in opening:
+            engine.handle(line)
+        assert "swap-pieces" not in engine.handle("all_legal_moves")
+        for _ in range(20):  # nor may the agent swap for Black, or after White opened
+            assert engine.handle("genmove b") != "= swap-pieces\n\n"
+            engine.handle("undo")
+
+
+def test_the_swap_rule_is_off_by_default_and_a_setting():
+    engine = Engine("hex", "random", size=3, seed=0)
+    assert engine.handle("param_game") == "=\n[bool] allow_swap 0\n\n"
+    engine.handle("play b b2")
+    assert engine.handle("play w swap-pieces").startswith("? illegal move: the swap rule is off")
+    for _ in range(30):  # the first genmove w never answers swap-pieces
+        assert engine.handle("genmove w") != "= swap-pieces\n\n"
+        engine.handle("undo")
+    assert engine.handle("param_game allow_swap 1") == "=\n\n"  # the stone b2 is kept
+    assert engine.pos.moves == [(0, 4)] and engine.pos.game.params.swap
+    assert engine.handle("all_legal_moves").endswith(" swap-pieces\n\n")
+    assert engine.handle("play w swap-pieces") == "=\n\n"
+    assert engine.handle("param_game allow_swap 0").startswith("? the game has a swap")
+    reply = engine.handle("param_game allow_swap 2")
+    assert reply == "? param_game allow_swap '2': expected 0 or 1\n\n"
+    assert engine.handle("param_game swap 1").startswith("? unknown game setting 'swap'")
+    assert engine.handle("param_game allow_swap").startswith("? param_game takes no argument")
+
+
+def test_all_legal_moves_and_final_score():
+    engine = Engine("hex", "random", size=3, seed=0)
+    assert engine.handle("all_legal_moves") == "= a1 b1 c1 a2 b2 c2 a3 b3 c3\n\n"
+    assert engine.handle("final_score") == "= cannot score\n\n"
+    for line in ("play b a1", "play w b1", "play b a2", "play w b2", "play b a3"):
+        engine.handle(line)
+    assert engine.handle("final_score") == "= B+\n\n"
+    assert engine.handle("all_legal_moves") == "=\n\n"
+    engine.handle("clear_board")
+    for line in ("play b a1", "play w a2", "play b b1", "play w b2", "play b c3", "play w c2"):
+        engine.handle(line)
+    assert engine.handle("final_score") == "= W+\n\n"
+
+
+def test_the_gtp_command_takes_the_swap_rule_and_other_games_refuse_it():
+    assert Engine("hex", "random", allow_swap=True).pos.game.params.swap
+    assert not Engine("hex", "random").pos.game.params.swap
+    with pytest.raises(SpecError, match="the swap rule is Hex's, not go's"):
+        Engine("go", "random", allow_swap=False)

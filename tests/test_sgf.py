@@ -130,6 +130,9 @@ def test_replay_command(tmp_path):
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;GM[1]SZ[9];B[dd]")
     result = CliRunner().invoke(main, ["replay", str(bad)])
-    assert result.exit_code == 1 and "malformed SGF" in result.output
+    assert result.exit_code == 2 and "malformed SGF" in result.output  # an input error
+    bad.write_text("(;GM[1]SZ[5];B[cc];W[cc])")
+    result = CliRunner().invoke(main, ["replay", str(bad)])
+    assert result.exit_code == 2 and "move 2: illegal move C3 (12); legal moves: " in result.output
     with pytest.raises(SgfError, match="cannot read"):
         read_sgf_file(tmp_path / "missing.sgf")

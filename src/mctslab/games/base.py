@@ -176,7 +176,11 @@ class State:
             if not isinstance(action, int | np.integer) or int(action) not in legal:
                 shown = ", ".join(self.game.action_to_string(player, a) for a in legal[:20])
                 more = " ..." if len(legal) > 20 else ""
-                raise IllegalMoveError(f"illegal move {action!r}; legal moves: {shown}{more}")
+                name = repr(action)
+                n = self.game.spec.num_distinct_actions
+                if isinstance(action, int | np.integer) and 0 <= action < n:  # by its name
+                    name = f"{self.game.action_to_string(player, int(action))} ({action})"
+                raise IllegalMoveError(f"illegal move {name}; legal moves: {shown}{more}")
             self.game.kernels.apply_action(self.game.consts, self._a, int(action))
         self.history.append(int(action))
 

@@ -18,11 +18,14 @@ class NoGoProtocol:
     """What the GTP engine needs to know about NoGo beyond the game contract."""
 
     name = "nogo"
-    sizes = range(5, 20)
+    #: every size the game takes (3 and 4 are solved: first player wins 3x3, second 4x4)
+    sizes = range(3, 20)
     #: ``komi`` is a required GTP command; NoGo ignores the value
     extra: tuple[str, ...] = ("komi",)
     #: the engine's ``genmove`` reply when the game is already over (no legal move)
     over = "resign"
+    #: game settings the protocol sets (Hex's ``param_game``): none
+    params: tuple[tuple[str, bool], ...] = ()
 
     def load(self, size: int, komi: float) -> Game:
         return load_game(f"nogo(size={size})")

@@ -25,16 +25,24 @@ from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
     help="resign below this win value of the chosen move (0: never)",
 )
 @click.option("--seed", type=int, default=None, help="random seed of the agent")
-def gtp(game, agent, size, komi, resign, seed):
+@click.option(
+    "--swap/--no-swap",
+    default=None,
+    help="hex: play with the swap (pie) rule; off unless given, as in MoHex "
+    "(HTP's param_game allow_swap 0|1 changes it)",
+)
+def gtp(game, agent, size, komi, resign, seed, swap):
     """Speak GTP v2 (go, nogo) or HTP (hex) on stdin/stdout, for GUIs and referees.
 
     Commands: the GTP required set plus undo, showboard, final_score, time_settings, time_left,
-    kgs-genmove_cleanup and gogui-analyze_commands (visits, win rates, principal variation).
-    `list_commands` lists them. Errors are GTP replies (`? message`); the engine never stops on
-    bad input.
+    kgs-genmove_cleanup and gogui-analyze_commands (visits, win rates, principal variation);
+    hex adds param_game (allow_swap) and all_legal_moves. `list_commands` lists them. Errors
+    are GTP replies (`? message`); the engine never stops on bad input.
     """
     try:
-        engine = Engine(game, agent, size=size, komi=komi, resign=resign, seed=seed)
+        engine = Engine(
+            game, agent, size=size, komi=komi, resign=resign, seed=seed, allow_swap=swap
+        )
     except MctslabError as exc:
         raise click.UsageError(str(exc)) from None
     engine.serve(sys.stdin, sys.stdout)
@@ -45,11 +53,9 @@ def gtp(game, agent, size, komi, resign, seed):
 @click.option("--boards/--no-boards", default=False, help="print the board after every move")
 def replay(path, boards):
     """Replay an SGF file (Go, NoGo, Hex): every move is checked; prints the moves, the final
-    board and the result by the rules next to the file's RE."""
-    try:
-        sgf = read_sgf_file(path)
-    except MctslabError as exc:
-        raise click.ClickException(str(exc)) from None
+    board and the result by the rules next to the file's RE. A file that cannot be read or
+    replayed is an input error (one line naming the move, exit status 2)."""
+    sgf = read_sgf_file(path)
     game = sgf.game
     state = sgf.start()
     click.echo(f"{game.spec.spec_string}: {len(sgf.moves)} moves")
@@ -57,9 +63,7 @@ def replay(path, boards):
         click.echo(f"set-up stones (AB/AW), {'BW'[state.current_player()]} to move:\n{state}")
     for i, (player, action) in enumerate(sgf.moves, 1):
         text = state.action_to_string(action, player)
-        if state.current_player() != player:
-            raise click.ClickException(f"move {i} out of turn")
-        state.apply_action(action)
+        state.apply_action(action)  # read_sgf replayed it: in turn and legal
         click.echo(f"{i:4d}. {'BW'[player]} {text}")
         if boards:
             click.echo(str(state))

@@ -34,8 +34,16 @@ from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import Game, State
 from mctslab.games.protocols import format_reply, protocol_for
 from mctslab.interfaces.gtp.clock import Clock, timed_search
-from mctslab.interfaces.gtp.htp import check_square
-from mctslab.interfaces.gtp.protocol import CONVERT, Colour, GtpError, parse_command, preprocess
+from mctslab.interfaces.gtp.htp import HtpCommands, check_square
+from mctslab.interfaces.gtp.protocol import (
+    CONVERT,
+    Colour,
+    GtpError,
+    clip,
+    is_id,
+    parse_command,
+    preprocess,
+)
 from mctslab.search import SearchResult
 
 #: the default agent of ``mctslab gtp``
@@ -45,7 +53,7 @@ DEFAULT_RESIGN = 0.05
 #: visits at the root before a resignation is considered
 RESIGN_MIN_VISITS = 500
 #: commands that only some games answer (a protocol adapter's ``extra``)
-GAME_SPECIFIC = ("komi", "final_score", "kgs-genmove_cleanup")
+GAME_SPECIFIC = ("komi", "final_score", "kgs-genmove_cleanup", "param_game", "all_legal_moves")
 
 
 @dataclass
@@ -54,7 +62,7 @@ class _Position:
     moves: list[tuple[int, int]] = field(default_factory=list)  # (player, action)
 
 
-class Engine:
+class Engine(HtpCommands):
     """A GTP/HTP engine: :meth:`handle` answers one input line; :meth:`serve` runs a session."""
 
     def __init__(
@@ -65,9 +73,16 @@ class Engine:
         komi: float | None = None,
         resign: float = DEFAULT_RESIGN,
         seed: int | None = None,
+        allow_swap: bool | None = None,
     ):
         #: the game's protocol adapter
         self.adapter = protocol_for(game)
+        #: the adapter's game settings (Hex: ``allow_swap``, HTP's ``param_game``)
+        self.params = dict(self.adapter.params)
+        if allow_swap is not None:
+            if "allow_swap" not in self.params:
+                raise SpecError(f"the swap rule is Hex's, not {game}'s")
+            self.params["allow_swap"] = allow_swap
         self.agent_spec = agent
         self.seed = seed
         self.resign = resign
@@ -80,7 +95,7 @@ class Engine:
         #: the last search, and the moves of the position it searched
         self.last_result: SearchResult | None = None
         self._analysed: list[tuple[int, int]] = []
-        self._new_game(self.adapter.load(self.size, self.komi))
+        self._new_game(self.adapter.load(self.size, self.komi, **self.params))
         self.agent: Agent = make_agent(agent, self.pos.game, seed=seed)
 
     # -- plumbing -------------------------------------------------------------------------
@@ -123,14 +138,14 @@ class Engine:
         if not text:
             return None
         first = text.split()[0]
-        cid = first if first.isdigit() else ""
+        cid = first if is_id(first) else ""
         try:
             _, name, args = parse_command(text)
             return format_reply(True, cid, self._dispatch(name, args))
         except (GtpError, MctslabError) as exc:
-            return format_reply(False, cid, str(exc))
+            return format_reply(False, cid, clip(str(exc)))
         except Exception as exc:  # never crash the engine (the controller would lose the game)
-            return format_reply(False, cid, f"internal error: {type(exc).__name__}: {exc}")
+            return format_reply(False, cid, clip(f"internal error: {type(exc).__name__}: {exc}"))
 
     def _dispatch(self, name: str, args: list[str]) -> str:
         method = self.commands().get(name)
@@ -200,7 +215,7 @@ class Engine:
             self._rebuild_game(clear=False)
 
     def _rebuild_game(self, clear: bool) -> None:
-        game = self.adapter.load(self.size, self.komi)
+        game = self.adapter.load(self.size, self.komi, **self.params)
         moves = [] if clear else self.pos.moves
         self._new_game(game)
         self.pos.moves = moves
@@ -209,7 +224,20 @@ class Engine:
             self.agent = make_agent(self.agent_spec, game, seed=self.seed)
 
     # -- moves ------------------------------------------------------------------------------
+    def _resume(self) -> None:
+        """Go after two passes: play goes on, from the same position with the same player to
+        move, as GTP engines do (GNU Go) and as KGS's clean-up phase needs (KGS sends
+        ``kgs-genmove_cleanup`` and the opponent's moves exactly then): the two passes are
+        dropped from the moves."""
+        pass_action = getattr(self.pos.game, "pass_action", None)
+        last = [a for _, a in self.pos.moves[-2:]]
+        if pass_action is not None and self.state.is_terminal() and last == [pass_action] * 2:
+            del self.pos.moves[-2:]
+            self._replay()
+
     def _play(self, player: int, action: int) -> None:
+        if action != getattr(self.pos.game, "pass_action", None):
+            self._resume()
         state = self.state.clone()
         if state.is_terminal():
             raise GtpError("illegal move: the game is over")
@@ -239,6 +267,7 @@ class Engine:
         return self._genmove(colour, cleanup=False)
 
     def cmd_kgs_genmove_cleanup(self, colour: Colour):
+        self._resume()
         return self._genmove(colour, cleanup=True)
 
     def _genmove(self, colour: int, cleanup: bool) -> str:
@@ -299,6 +328,8 @@ class Engine:
         return "\n" + str(self.state)
 
     def cmd_final_score(self):
+        if self.adapter.name == "hex":
+            return self.adapter.score(self.pos.game, self.state)
         score = self.pos.game.score(self.state.array)
         if score == 0:
             return "0"

@@ -14,6 +14,8 @@ import numpy as np
 Colour = NewType("Colour", int)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: the longest error message replied whole: a longer one (a 10 MB vertex quoted back) is cut
+MAX_MESSAGE = 200
 
 
 class GtpError(Exception):
@@ -27,11 +29,24 @@ def preprocess(line: str) -> str:
     return line.strip()
 
 
+def is_id(word: str) -> bool:
+    """Whether ``word`` is a command id: ASCII digits only (GTP's ``int``; ``str.isdigit`` alone
+    takes any script's digits, such as ``١``)."""
+    return word.isascii() and word.isdigit()
+
+
+def clip(message: str) -> str:
+    """``message``, cut to :data:`MAX_MESSAGE` characters when longer, saying how long it was."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}... ({len(message):,} characters)"
+
+
 def parse_command(text: str) -> tuple[int | None, str, list[str]]:
     """``[id] name args...`` of a pre-processed non-empty line."""
     words = text.split()
     cid = None
-    if words and words[0].isdigit():
+    if words and is_id(words[0]):
         cid = int(words.pop(0))
     if not words:
         raise GtpError("missing command name")
@@ -49,6 +64,8 @@ def _colour(text: str) -> int:
 
 def _int(text: str) -> int:
     try:
+        if not text.isascii():  # int() reads any script's digits
+            raise ValueError
         return int(text)
     except ValueError:
         raise GtpError(f"expected an integer, got {text!r}") from None
@@ -56,6 +73,8 @@ def _int(text: str) -> int:
 
 def _float(text: str) -> float:
     try:
+        if not text.isascii():
+            raise ValueError
         value = float(text)
     except ValueError:
         raise GtpError(f"expected a number, got {text!r}") from None
