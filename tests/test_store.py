@@ -98,3 +98,67 @@ def test_newer_schema_is_refused(tmp_path):
     con.close()
     with pytest.raises(StoreError, match="newer"):
         ResultsStore(db)
+
+
+# -- reading never writes; a store that cannot be written is refused before a game ---------------
+def test_reading_commands_never_change_a_file(tmp_path):
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    for args in (["results", "show"], ["results", "export"]):
+        result = CliRunner().invoke(main, [*args, str(empty)])
+        assert result.exit_code == 2, result.output
+        assert "is empty (0 bytes)" in result.output
+        assert empty.read_bytes() == b""  # no schema written into it
+    missing = tmp_path / "missing.sqlite"
+    result = CliRunner().invoke(main, ["results", "show", str(missing)])
+    assert result.exit_code == 2 and "no results database at" in result.output
+    assert not missing.exists()
+    db = tmp_path / "r.sqlite"
+    with ResultsStore(db) as s:
+        s.add_game(s.run_id(["nim"], "a", "b", 7), _row(0))
+    before = _digest(db)
+    with ResultsStore(db, readonly=True) as s:
+        assert s.game_count() == 1
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            s.run_id(["nim"], "a", "b", 8)
+    assert CliRunner().invoke(main, ["results", "show", str(db)]).exit_code == 0
+    assert _digest(db) == before
+
+
+@pytest.fixture
+def unwritable(tmp_path):
+    """A results file that cannot be written, even by root (``chattr +i``)."""
+    import os
+    import subprocess
+
+    db = tmp_path / "r.sqlite"
+    with ResultsStore(db) as s:
+        s.add_game(s.run_id(["nim(n=5)"], "random", "random", 1), _row(0))
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(db)], capture_output=True).returncode != 0:
+            pytest.skip("chattr +i is not available here")
+        yield db
+        subprocess.run(["chattr", "-i", str(db)], check=True)
+    else:
+        db.chmod(0o444)
+        yield db
+
+
+def test_an_unwritable_database_is_refused_before_playing(unwritable):
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    with pytest.raises(StoreError, match="cannot be written"):
+        ResultsStore(unwritable)
+    args = ["match", "nim(n=5)", "random", "random", "--games", "4", "--db", str(unwritable)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: ") and result.output.count("\n") == 1
+    assert "cannot be written" in result.output and "--db" in result.output
+    with ResultsStore(unwritable, readonly=True) as s:  # reading it still works
+        assert s.game_count() == 1

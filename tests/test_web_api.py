@@ -373,7 +373,7 @@ def test_results_games_and_replay(rclient, results_dir):
         ("nope.sqlite", 404, "no nope.sqlite"),
         ("bad.sqlite", 422, "corrupt"),
         ("text.sqlite", 422, "not an SQLite database"),
-        ("empty.sqlite", 422, "not an SQLite database"),
+        ("empty.sqlite", 422, "is empty (0 bytes)"),
     ],
 )
 def test_results_bad_databases_are_json_errors(rclient, results_dir, name, status, words):

@@ -29,6 +29,12 @@ the games in flight, and rerunning the same command resumes. A file that is not 
 database, or is one from another application, a newer schema, or fails ``PRAGMA quick_check``,
 is refused with :class:`StoreError` before anything is written to it. SQLite's WAL needs a local
 file system (not NFS).
+
+A store opened to write checks at once that it can (one write, rolled back), so a read-only file
+or folder is refused before a game is played, not after it. A store opened with
+``readonly=True`` (``mctslab results show``/``export``, the web app's results pages) never
+changes the file, not even an empty one: it opens it with SQLite's ``mode=ro``, after the
+read-only integrity check, and refuses a missing or empty (0-byte) file.
 """
 
 from __future__ import annotations
@@ -158,11 +164,28 @@ def _check_existing(path: Path) -> None:
         con.close()
 
 
-class ResultsStore:
-    """One results file (or ``":memory:"``). Use as a context manager or call :meth:`close`."""
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection to an existing results file (see the module's docstring)."""
+    if not path.is_file():
+        raise StoreError(f"no results database at {path}")
+    if path.stat().st_size == 0:
+        raise StoreError(f"{path} is empty (0 bytes): no results stored in it yet")
+    _check_existing(path)
+    try:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path} cannot be opened read-only: {exc}") from None
 
-    def __init__(self, path: str | os.PathLike = ":memory:"):
+
+class ResultsStore:
+    """One results file (or ``":memory:"``). Use as a context manager or call :meth:`close`.
+    ``readonly``: only read an existing file, never change it."""
+
+    def __init__(self, path: str | os.PathLike = ":memory:", readonly: bool = False):
         self.path = str(path)
+        if readonly:
+            self._con = _connect_readonly(Path(self.path))
+            return
         memory = self.path == ":memory:"
         if not memory:
             p = Path(self.path)
@@ -182,8 +205,24 @@ class ResultsStore:
             elif version == 1:
                 with self._con:
                     self._con.executescript(_UPGRADE_1_TO_2)
+            self._check_writable()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: {exc}") from None
+
+    def _check_writable(self) -> None:
+        """One write, rolled back: a file or folder that cannot be written is refused now, not
+        when the first finished game is stored."""
+        try:
+            self._con.execute("BEGIN IMMEDIATE")
+            self._con.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(
+                f"{self.path} cannot be written ({exc}): make it and its folder writable, "
+                "or pass another --db file"
+            ) from None
+        finally:
+            if self._con.in_transaction:
+                self._con.rollback()
 
     def _create(self) -> None:
         from mctslab import __version__

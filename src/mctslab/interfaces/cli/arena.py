@@ -305,8 +305,7 @@ def results_show(db):
     from mctslab.harness.match import summarise_scores
     from mctslab.harness.store import ResultsStore
 
-    _must_exist(db)
-    with ResultsStore(db) as store:
+    with ResultsStore(db, readonly=True) as store:
         table = Table(title=f"{db}: runs")
         for col in ("run", "label", "game", "A", "B", "seed", "games", "A's score"):
             table.add_column(col)
@@ -351,23 +350,17 @@ def results_export(db, fmt, out, run_id):
     from mctslab.harness import export
     from mctslab.harness.store import ResultsStore
 
-    _must_exist(db)
     if fmt == "sgf":
         if out == "-":
             raise MctslabError("--format sgf writes one file per game: give a folder with --out")
-        with ResultsStore(db) as store:
+        with ResultsStore(db, readonly=True) as store:
             written, skipped = export.export_sgf(store, Path(out), run_id)
         click.echo(f"{written} SGF files written to {out} ({skipped} games without SGF skipped)")
         return
-    with ResultsStore(db) as store, click.open_file(out, "w") as f:
+    with ResultsStore(db, readonly=True) as store, click.open_file(out, "w") as f:
         n = export.EXPORTERS[fmt](store, f, run_id)
     if out != "-":
         click.echo(f"{n} games written to {out}", err=True)
-
-
-def _must_exist(db: str) -> None:
-    if not Path(db).is_file():
-        raise MctslabError(f"no results database at {db}")
 
 
 # -- experiments ---------------------------------------------------------------------------------

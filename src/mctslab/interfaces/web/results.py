@@ -25,7 +25,7 @@ from starlette.routing import Route
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.registry import load_game
 from mctslab.harness.stats import wilson_interval
-from mctslab.harness.store import _JSON_COLUMNS, ResultsStore, StoreError, _check_existing
+from mctslab.harness.store import _JSON_COLUMNS, ResultsStore, StoreError
 from mctslab.interfaces.render import state_svg
 
 #: the folder browsed when none is given
@@ -37,15 +37,11 @@ class ResultsNotFound(MctslabError):
 
 
 class ReadOnlyStore(ResultsStore):
-    """A results file opened read-only, after the store's own (read-only) integrity check."""
+    """A results file opened read-only (``ResultsStore(path, readonly=True)``), with the queries
+    the pages need."""
 
     def __init__(self, path: Path):
-        self.path = str(path)
-        _check_existing(path)
-        try:
-            self._con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{path.name} cannot be opened read-only: {exc}") from None
+        super().__init__(path, readonly=True)
 
     def summaries(self) -> dict[int, tuple[int, float, int, int]]:
         """Per run id: games, A's score, A's wins, draws."""
