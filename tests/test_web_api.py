@@ -135,6 +135,36 @@ def test_malformed_requests(client):
     assert new(client)["human_to_move"]
 
 
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_large_body_is_refused_without_reading_it_all(declared):
+    """300 MB in 64 KB chunks, with and without a Content-Length: the app answers 413 having
+    read at most the chunk that crossed the limit (the old app read it all first)."""
+    import asyncio
+
+    chunk, count = b"x" * 65536, 300 * 16
+    read, sent = [0], []
+    headers = [(b"content-type", b"application/json")]
+    if declared:
+        headers.append((b"content-length", str(len(chunk) * count).encode()))
+
+    async def receive():
+        read[0] += 1
+        return {"type": "http.request", "body": chunk, "more_body": read[0] < count}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/sessions", "raw_path": b"/api/sessions",
+        "query_string": b"", "root_path": "", "headers": headers,
+        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
+    }  # fmt: skip
+    asyncio.run(create_app()(scope, receive, send))
+    assert sent[0]["status"] == 413
+    assert read[0] <= (0 if declared else 2)
+
+
 def test_conflicts(client):
     v = new(client, players=("human", "human"))
     sid = v["id"]

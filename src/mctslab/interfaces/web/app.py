@@ -90,9 +90,21 @@ class Sessions:
 
 
 async def _body(request: Request) -> dict:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise HTTPException(413, f"request body larger than {MAX_BODY} bytes")
+    """The request's JSON object. The size limit is enforced while the body streams in: a
+    declared ``Content-Length`` over :data:`MAX_BODY` is refused before any of it is read, and a
+    body without one is refused at the chunk that crosses the limit, so a 300 MB body never
+    sits in memory."""
+    too_large = HTTPException(413, f"request body larger than {MAX_BODY} bytes")
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise too_large
+        chunks.append(chunk)
+    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
