@@ -89,6 +89,26 @@ def page(tmp_path):
         context.close()
 
 
+def test_the_page_opens_on_a_board_ready_to_play_and_reopens_the_last_game(server, page):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server)
+    # no form to fill: NoGo 9x9, the visitor (Black) against the strongest agent
+    page.wait_for_function("document.querySelectorAll('#board rect.target').length === 81")
+    assert page.locator("#status").inner_text() == "Black (X) to move — your move"
+    assert page.locator("#game-name").input_value() == "nogo"
+    players = page.locator("#players .player")
+    assert [players.nth(i).input_value() for i in (0, 1)] == ["human", "mcts(preset=strong,time=1)"]
+    page.click('#board rect.target:has(title:text-is("E5"))')
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    assert page.locator("#move-list li").nth(0).inner_text() == "E5"
+    # the last game played comes back on the next visit (same browser, same server)
+    page.reload()
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    assert page.locator("#board .stone").count() == 2
+    assert not errors
+
+
 def test_play_nogo_7x7_against_mcts(server, page):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -66,7 +66,8 @@ def tree(game_spec, agent_spec, moves, depth, width, seed, fmt, output):
               type=click.Path(file_okay=False),
               help="folder of results databases, reports and plots to browse")  # fmt: skip
 def serve(host, port, results_dir):
-    """Play and watch games in the browser: live search view, tree pictures, results."""
+    """Play and watch games in the browser: live search view, tree pictures, results. The page
+    opens on a board ready to play (NoGo 9x9 against the strongest agent, or your last game)."""
     import uvicorn
 
     from mctslab.interfaces.web import create_app

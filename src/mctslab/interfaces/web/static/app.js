@@ -6,6 +6,7 @@ let catalog = null;
 let view = null;        // the latest session view shown
 let events = null;      // the EventSource of the session
 let treeBusy = false;
+const LAST_SESSION = "mctslab-last-session"; // localStorage key: the id of the last game played
 
 async function api(method, url, body) {
   const opts = { method, headers: {} };
@@ -102,9 +103,27 @@ async function newGame(ev) {
     show(v);
     say("");
     listen(v.id);
+    localStorage.setItem(LAST_SESSION, v.id);
   } catch (e) {
     say(e.message, true);
   }
+}
+
+// The page opens on a board ready to play: the last game played in this browser if the server
+// still has it, else a new game from the form's defaults (NoGo 9x9, you against the default agent).
+async function openLastOrNew() {
+  const last = localStorage.getItem(LAST_SESSION);
+  if (last) {
+    try {
+      const v = await api("GET", `/api/sessions/${encodeURIComponent(last)}`);
+      show(v);
+      listen(v.id);
+      return;
+    } catch (e) {
+      localStorage.removeItem(LAST_SESSION);
+    }
+  }
+  await newGame();
 }
 
 function listen(id) {
@@ -122,6 +141,7 @@ function show(v) {
   let status = v.status;
   if (v.thinking) status += " — thinking…";
   else if (v.paused && !v.terminal) status += " — paused";
+  else if (v.human_to_move && !v.terminal) status += " — your move";
   $("#status").textContent = status;
   const stats = v.search ? v.search.moves : [];
   const buttons = $("#buttons");
@@ -345,6 +365,7 @@ async function init() {
   $("#draw-tree").addEventListener("click", () => drawTree(false));
   for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => switchTab(t.dataset.tab));
   $("#results-body").addEventListener("click", resultsClick);
+  await openLastOrNew();
 }
 
 init().catch((e) => say(`could not load the page: ${e.message}`, true));
