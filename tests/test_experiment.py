@@ -37,8 +37,8 @@ def tiny(tmp_path):
 
 
 @pytest.mark.parametrize("name", ex.list_names())
-def test_every_shipped_experiment_parses_at_both_scales(name):
-    for scale in ("quick", "paper"):
+def test_every_shipped_experiment_parses_at_every_scale(name):
+    for scale in ("quick", "decide", "paper"):
         exp = ex.load(name, scale)
         assert exp.tables and all(t.cells for t in exp.tables)
     paper = ex.load(name, "paper")

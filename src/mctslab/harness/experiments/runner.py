@@ -6,11 +6,21 @@ from the initial position and record the tree's bytes and nodes
 (:class:`~mctslab.search.SearchResult`); score cells (single-player games, 2048) go through
 :func:`mctslab.harness.single_player.run_score`, one resumable run per row, and report the tiles
 reached, the scores and the time per move.
+
+Beside the games, the runner keeps two tables of its own in the database
+(:meth:`~mctslab.harness.store.ResultsStore.extension`): ``experiment_memory`` (a memory cell's
+mean bytes and nodes, so that the report reads them instead of searching again) and
+``experiment_load`` (the machine's load averages, ``os.getloadavg()``, sampled every
+:data:`LOAD_EVERY` seconds while a cell with a time budget plays, so a timed table says how busy
+the machine was). :func:`collect` rebuilds every cell from the database without playing.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
+import threading
+import time
 from dataclasses import dataclass, field
 
 from mctslab.harness.experiments.spec import (
@@ -21,9 +31,23 @@ from mctslab.harness.experiments.spec import (
     missing,
 )
 from mctslab.harness.game import seed_for
-from mctslab.harness.match import MatchResult
+from mctslab.harness.match import MatchResult, summarise_scores
 from mctslab.harness.schedule import run_match
-from mctslab.harness.single_player import ScoreResult, run_score
+from mctslab.harness.single_player import ScoreResult, from_row, run_score
+from mctslab.harness.store import run_key
+
+#: seconds between two load samples while a timed cell plays
+LOAD_EVERY = 30.0
+#: the runner's own tables beside the games
+DDL = """
+CREATE TABLE IF NOT EXISTS experiment_memory (
+    label TEXT PRIMARY KEY, searches INTEGER NOT NULL, bytes REAL NOT NULL, nodes REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS experiment_load (
+    label TEXT NOT NULL, at TEXT NOT NULL, load1 REAL NOT NULL, load5 REAL NOT NULL,
+    load15 REAL NOT NULL, cpus INTEGER NOT NULL
+);
+"""
 
 
 @dataclass
@@ -34,6 +58,8 @@ class CellResult:
     nodes: float = 0.0
     per_n: list[dict] = field(default_factory=list)
     score: ScoreResult | None = None
+    #: load samples ``(load1, load5, load15, cpus)`` taken while the cell played (timed cells)
+    load: list[tuple] = field(default_factory=list)
 
 
 @dataclass
@@ -65,15 +91,20 @@ def run(
     """Play every cell of ``exp`` (resuming what ``store`` already holds)."""
     check_available(exp)
     run_seed = exp.seed if seed is None else seed
+    con = store.extension(DDL)
     out = []
     for ti, table in enumerate(exp.tables):
         results = []
         for cell in table.cells:
-            label = "/".join(
-                x for x in (exp.name, table.title, cell.row_label, cell.col_label) if x
-            )
+            label = cell_label(exp, table, cell)
             if exp.kind == "memory":
-                results.append(_memory(cell, table.searches, run_seed))
+                cr = _memory(cell, table.searches, run_seed)
+                with con:
+                    con.execute(
+                        "INSERT OR REPLACE INTO experiment_memory VALUES (?, ?, ?, ?)",
+                        (label, table.searches, cr.bytes, cr.nodes),
+                    )
+                results.append(cr)
                 continue
             short = f"t{ti + 1} {cell.row_label}" + (f" {cell.col_label}" if cell.col_label else "")
             common = {
@@ -90,12 +121,108 @@ def run(
                 sr = run_score(cell.game, cell.a, n_games, run_seed, **common)
                 results.append(CellResult(cell, score=sr))
                 continue
-            m = run_match(
-                cell.game, cell.a, cell.b, n_games, run_seed, openings=table.openings, **common
-            )
-            cr = CellResult(cell, m)
+            with _LoadSampler(con, label, timed(cell)):
+                m = run_match(
+                    cell.game, cell.a, cell.b, n_games, run_seed, openings=table.openings, **common
+                )
+            cr = CellResult(cell, m, load=_loads(con, label))
             if table.per_n:
                 cr.per_n = per_n_statistics(m.rows)
+            results.append(cr)
+        out.append(TableResult(table, results))
+    return out
+
+
+def cell_label(exp: Experiment, table: Table, cell: Cell) -> str:
+    """A cell's run label: ``experiment/table/row/column``."""
+    return "/".join(x for x in (exp.name, table.title, cell.row_label, cell.col_label) if x)
+
+
+def timed(cell: Cell) -> bool:
+    """True when an agent of the cell has a time budget (``time=`` in its spec)."""
+    return any("time=" in spec for spec in (cell.a, cell.b))
+
+
+class _LoadSampler:
+    """Samples ``os.getloadavg()`` every :data:`LOAD_EVERY` seconds on a thread while a timed
+    cell plays, and stores the samples when it ends (also when interrupted)."""
+
+    def __init__(self, con, label: str, on: bool):
+        self.con, self.label, self.on = con, label, on
+        self.samples: list[tuple] = []
+        self.stop = threading.Event()
+
+    def _sample(self) -> None:
+        self.samples.append(
+            (time.strftime("%Y-%m-%dT%H:%M:%S%z"), *os.getloadavg(), os.cpu_count() or 1)
+        )
+
+    def _loop(self) -> None:
+        while not self.stop.wait(LOAD_EVERY):
+            self._sample()
+
+    def __enter__(self):
+        if self.on:
+            self._sample()
+            self.thread = threading.Thread(target=self._loop, daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if not self.on:
+            return
+        self.stop.set()
+        self.thread.join()
+        self._sample()
+        with self.con:
+            self.con.executemany(
+                "INSERT INTO experiment_load VALUES (?, ?, ?, ?, ?, ?)",
+                [(self.label, *x) for x in self.samples],
+            )
+
+
+def _loads(con, label: str) -> list[tuple]:
+    sql = "SELECT load1, load5, load15, cpus FROM experiment_load WHERE label = ? ORDER BY at"
+    return [tuple(r) for r in con.execute(sql, (label,))]
+
+
+def collect(exp: Experiment, store, *, seed: int | None = None) -> list[TableResult]:
+    """Every cell of ``exp`` as the database holds it, playing nothing and writing nothing: a
+    match cell's first ``table.games`` stored games (fewer while the run is unfinished; none if
+    it never started), a memory cell's stored figures (0 bytes if not run)."""
+    from mctslab.harness.schedule import canonical_specs
+
+    run_seed = exp.seed if seed is None else seed
+    runs = {run_key(r.games, r.agent_a, r.agent_b, r.seed): r.id for r in store.runs()}
+    con = store.extension("")  # the connection; an empty script changes nothing
+    sql = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    tables = {r[0] for r in con.execute(sql)}
+    memory = {}
+    if "experiment_memory" in tables:
+        sql = "SELECT label, bytes, nodes FROM experiment_memory"
+        memory = {r[0]: r[1:] for r in con.execute(sql)}
+    out = []
+    for table in exp.tables:
+        results = []
+        for cell in table.cells:
+            label = cell_label(exp, table, cell)
+            if exp.kind == "memory":
+                b, n = memory.get(label, (0.0, 0.0))
+                results.append(CellResult(cell, None, b, n))
+                continue
+            names, a, b = canonical_specs(cell.game, cell.a, cell.b)
+            run_id = runs.get(run_key(names, a, b, run_seed))
+            rows = list(store.games(run_id)) if run_id is not None else []
+            rows = [r for r in rows if r["game_index"] < table.games]
+            if exp.kind == "score":
+                sr = ScoreResult(a, names[0], [from_row(r) for r in rows], len(rows), run_id or 0)
+                results.append(CellResult(cell, score=sr))
+                continue
+            summary = summarise_scores([r["score_a"] for r in rows])
+            load = _loads(con, label) if "experiment_load" in tables else []
+            cr = CellResult(cell, MatchResult(summary, len(rows), rows, None, run_id), load=load)
+            if table.per_n:
+                cr.per_n = per_n_statistics(rows)
             results.append(cr)
         out.append(TableResult(table, results))
     return out

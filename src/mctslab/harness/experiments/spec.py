@@ -60,7 +60,7 @@ from pathlib import Path
 
 from mctslab.errors import MctslabError
 
-SCALES = ("quick", "paper")
+SCALES = ("quick", "decide", "paper")
 KINDS = ("match", "memory", "round_robin", "score")
 VALUES = ("rate", "wins", "ratio", "bytes", "score")
 #: the keys of an experiment file, of a ``[scale.*]`` section (and a table's per-scale

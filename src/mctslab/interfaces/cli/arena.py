@@ -16,6 +16,7 @@ from rich.table import Table
 
 import mctslab
 from mctslab.errors import MctslabError
+from mctslab.harness.experiments.spec import SCALES
 
 console = Console()
 
@@ -389,7 +390,14 @@ def experiment_list():
 
 @experiment.command("run")
 @click.argument("name")
-@click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick", show_default=True)
+@click.option(
+    "--scale",
+    type=click.Choice(SCALES),
+    default="quick",
+    show_default=True,
+    help="quick: minutes; decide: enough games that each cell decides (docs/reproduction.md), "
+    "its games exported to experiments/games/NAME.jsonl.gz; paper: the source's budgets",
+)
 @click.option("--db", default=None, help="results database (default results/NAME.sqlite)")
 @click.option("--out", default="results", show_default=True, help="report and plot folder")
 @click.option(
@@ -404,13 +412,19 @@ def experiment_list():
 def experiment_run(name, scale, db, out, n_games, seed, workers, backend, address):
     """Run experiment NAME into its database (resuming) and write its Markdown report and plots."""
     from mctslab.harness import experiments as ex
+    from mctslab.harness.experiments import archive
     from mctslab.harness.store import ResultsStore
 
     exp = ex.load(name, scale)
     ex.check_available(exp)
     db = db or str(Path(out) / f"{exp.name}.sqlite")
     command = "mctslab experiment run " + shlex.join([name, "--scale", scale])
+    export = archive.path_for(exp.name, archive.FOLDER) if scale == "decide" else None
+    fresh = not Path(db).is_file()
     with ResultsStore(db) as store:
+        if export is not None and fresh and export.is_file():
+            archive.read(export, store)
+            click.echo(f"resuming from the committed games of {export}")
         try:
             _run_experiment(
                 exp,
@@ -426,6 +440,45 @@ def experiment_run(name, scale, db, out, n_games, seed, workers, backend, addres
             )
         except KeyboardInterrupt:
             _interrupted(store)
+        finally:
+            if export is not None:
+                n = archive.write(store, export)
+                click.echo(f"{n} games exported to {export}")
+
+
+@experiment.command("report")
+@click.argument("names", nargs=-1)
+@click.option(
+    "--scale",
+    type=click.Choice(SCALES),
+    default="decide",
+    show_default=True,
+    help="the scale whose games each cell counts",
+)
+@click.option("--results", default="results", show_default=True, help="folder of the databases")
+@click.option("--out", default="docs/reproduction.md", show_default=True, help="the page")
+def experiment_report(names, scale, results, out):
+    """Write the reproduction page: every source table beside ours with a verdict per cell,
+    from the games in RESULTS/NAME.sqlite, else the committed experiments/games/NAME.jsonl.gz
+    (NAMES: the experiments, default all). Plays nothing."""
+    from mctslab.harness.experiments import archive, reproduction, spec
+
+    chosen = list(names) or spec.list_names()
+    for name in chosen:
+        spec.find(name)
+    text, counts = reproduction.page(
+        chosen,
+        scale,
+        Path(results),
+        archive.FOLDER,
+        archive.FOLDER.parent / "reproduction-notes.md",
+    )
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(text + "\n")
+    click.echo(
+        f"{out}: {counts['agrees']} cells agree, {counts['same direction']} same direction, "
+        f"{counts['differs']} differ"
+    )
 
 
 def _run_experiment(exp, store, db, out_dir, workers, backend, address, n_games, seed, command):

@@ -1,0 +1,199 @@
+"""The reproduction: the shipped experiments play the sources' settings (each finding of
+experiments/reproduction-notes.md has a test here), the deciding scale, reading a database
+without writing it, the committed export, and the page's verdicts."""
+
+import hashlib
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from mctslab.harness import experiments as ex
+from mctslab.harness.experiments import archive, reproduction, runner
+from mctslab.harness.experiments.report import source_value
+from mctslab.harness.match import MatchResult, summarise_scores
+from mctslab.harness.store import ResultsStore
+from mctslab.interfaces.cli.main import main
+
+NOGO_PAPER = [n for n in ex.list_names() if n.startswith(("nogo_", "go_")) and n != "nogo_memory"]
+
+
+def _specs(exp):
+    return [s for t in exp.tables for c in t.cells for s in (c.a, c.b) if s]
+
+
+@pytest.mark.parametrize("name", ex.list_names())
+def test_the_deciding_scale_has_enough_games(name):
+    """±2σ ≤ 5 points (400 games) where the source prints a rate; the source's own count
+    where it prints counts (wins of 300)."""
+    exp = ex.load(name, "decide")
+    for t in exp.tables:
+        if exp.kind == "match" and any(c.source for c in t.cells):
+            assert t.games >= (t.source_games or 400), t.title
+
+
+@pytest.mark.parametrize("name", NOGO_PAPER)
+def test_the_nogo_papers_program_builds_a_fresh_tree_without_solver(name):
+    """Algorithm 1 initialises nbSims(s) = 0 for every move and has no MCTS-Solver."""
+    for spec in _specs(ex.load(name, "decide")):
+        assert "reuse=false" in spec and "solver=false" in spec, spec
+
+
+@pytest.mark.parametrize("name", [n for n in NOGO_PAPER if n.startswith("nogo_")])
+def test_naive_playouts_unless_the_table_names_anti_decisive_moves(name):
+    exp = ex.load(name, "decide")
+    for t in exp.tables:
+        for c in t.cells:
+            for spec in (c.a, c.b):
+                if "playout=uniform" in spec:
+                    assert name in ("nogo_antidecisive", "nogo_scalability", "nogo_go_playouts")
+                    assert (
+                        "anti-decisive" in t.title
+                        or "antidecisive" in name
+                        or ("uniform" in t.title)
+                    ), (t.title, spec)
+                elif "playout=" not in spec and "preset=nf" not in spec:
+                    pytest.fail(f"{name}: {spec} plays uniform playouts without saying so")
+
+
+def test_table_1_with_rave_and_with_rave_and_uct_are_different_agents():
+    exp = ex.load("nogo_scalability", "decide")
+    by_title = {t.title: t for t in exp.tables}
+    rave = by_title["With RAVE"].cells[0]
+    uct = by_title["2N sims +RAVE+UCT against N sims +RAVE+UCT"].cells[0]
+    assert rave.a != uct.a and "c=0," in rave.a and "c=0.4" in uct.a
+
+
+def test_nim_starts_from_20_to_49_counters():
+    """No per-N table of the Nim report has a row n = 50."""
+    for name in ("nim_report", "nim_strategic", "nim_coin"):
+        for cell in ex.load(name, "decide").tables[0].cells:
+            ns = [int(re.search(r"n=(\d+)", g).group(1)) for g in cell.game]
+            assert (min(ns), max(ns)) == (20, 49), name
+
+
+def test_coin_nim_mcts_adds_one_child_per_simulation():
+    for cell in ex.load("nim_coin", "decide").tables[0].cells:
+        assert "expand_all=false" in cell.a
+
+
+TINY = """
+title = "tiny"
+source = "made up"
+[scale.quick]
+games = 4
+[scale.decide]
+games = 6
+[[table]]
+title = "Nim"
+game = "nim(n={n},k=3)"
+draw = { n = [9, 12] }
+row = "sims"
+rows = [30, 3]
+a = "mcts(sims={sims})"
+b = "mcts(sims=3)"
+source = ["60% ± 5%", "50%"]
+
+[[table]]
+title = "timed"
+game = "nim(n=10,k=3)"
+row = "ms"
+rows = [1]
+a = "mcts(time={ms/1000})"
+b = "random"
+source = ["99%"]
+"""
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_collect_and_the_export_give_what_the_run_played(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "LOAD_EVERY", 0.01)
+    toml = tmp_path / "tiny.toml"
+    toml.write_text(TINY)
+    exp = ex.load(str(toml), "decide")
+    db = tmp_path / "tiny.sqlite"
+    with ResultsStore(db) as store:
+        played = ex.run(exp, store)
+    before = _digest(db)
+    with ResultsStore(db) as store:
+        read = runner.collect(exp, store)
+    assert _digest(db) == before  # nothing written
+    for p, r in zip(played, read, strict=True):
+        for a, b in zip(p.cells, r.cells, strict=True):
+            assert a.match.summary == b.match.summary
+    timed = read[1].cells[0]
+    assert len(timed.load) >= 2 and timed.load[0][3] >= 1
+    assert reproduction.sims_per_move(timed)[0] > 0
+    export = tmp_path / "games" / "tiny.jsonl.gz"
+    with ResultsStore(db) as store:
+        assert archive.write(store, export) == 18
+        first = export.read_bytes()
+        archive.write(store, export)
+    assert export.read_bytes() == first  # the same games, the same bytes
+    with archive.read(export) as store:
+        again = runner.collect(exp, store)
+    for p, r in zip(read, again, strict=True):
+        for a, b in zip(p.cells, r.cells, strict=True):
+            assert a.match.summary == b.match.summary and a.load == b.load
+
+
+def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(TINY)
+    (tmp_path / "experiments" / "reproduction-notes.md").write_text("## Findings\n\nF1 ...")
+    run = ["experiment", "run", "tiny", "--scale", "decide", "--workers", "1", "--out", "results"]
+    res = CliRunner().invoke(main, run)
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "experiments" / "games" / "tiny.jsonl.gz").is_file()
+    (tmp_path / "results" / "tiny.sqlite").unlink()  # a fresh clone has the export only
+    res = CliRunner().invoke(main, ["experiment", "report", "tiny", "--out", "page.md"])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "page.md").read_text()
+    assert "F1 ..." in page and "| 30 | 6 |" in page and "experiments/games/tiny.jsonl.gz" in page
+    assert not (tmp_path / "results" / "tiny.sqlite").exists()  # the report wrote no database
+    assert re.search(
+        r"\| 1 \| 6 \| .* \| 99% \| (agrees|same direction|differs) \| [0-9,]+ ·", page
+    )
+    # a rerun on a fresh checkout resumes from the export instead of replaying
+    res = CliRunner().invoke(main, run)
+    assert "resuming from the committed games" in res.output
+    with ResultsStore(tmp_path / "results" / "tiny.sqlite") as store:
+        assert store.game_count() == 18
+
+
+def _cell(source, wins, n, value="rate", source_games=None):
+    cell = ex.spec.Cell("r", None, "g", "a", "b", source, {})
+    summary = summarise_scores([1.0] * wins + [0.0] * (n - wins))
+    return runner.CellResult(cell, MatchResult(summary, 0, [], None, None))
+
+
+@pytest.mark.parametrize(
+    ("source", "wins", "n", "value", "games", "expected"),
+    [
+        ("56 % ± 5%", 220, 400, "rate", None, "agrees"),  # 55% [50.1, 59.8]
+        ("56 % ± 5%", 400, 400, "rate", None, "same direction"),
+        ("56 % ± 5%", 100, 400, "rate", None, "differs"),
+        ("52.9 ± .015", 212, 400, "rate", None, "agrees"),
+        ("183", 180, 300, "wins", 300, "agrees"),
+        ("183", 120, 300, "wins", 300, "differs"),
+        ("1163/(1163+1279)=.476", 195, 400, "ratio", None, "agrees"),
+        ("26/(26+69)=.273", 220, 400, "ratio", None, "differs"),
+    ],
+)
+def test_verdicts(source, wins, n, value, games, expected):
+    assert reproduction.verdict(_cell(source, wins, n), value, games) == expected
+
+
+def test_source_intervals_as_printed():
+    assert reproduction.source_interval("56 % ± 5%", "rate", None) == pytest.approx((0.51, 0.61))
+    assert reproduction.source_interval("52.9 ± .015", "rate", None) == pytest.approx(
+        (0.514, 0.544)
+    )
+    assert reproduction.source_interval("60% ± 3", "rate", None) == pytest.approx((0.57, 0.63))
+    lo, hi = reproduction.source_interval("138/(138+65)=.679", "ratio", None)
+    assert lo < source_value("138/(138+65)=.679", "ratio", None) < hi
+    assert reproduction.source_interval("50 %", "rate", None) is None
