@@ -1,0 +1,319 @@
+"""AlphaZero training by self-play: actors, a replay buffer, a learner, atomic checkpoints.
+
+One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, made synchronous):
+
+1. **Self-play.** ``games`` games advance together, the current network guiding
+   :class:`~mctslab.search.az.AzSearch` (``sims`` simulations a move, root Dirichlet noise). Each
+   position yields a sample: the observation, the legal mask, the search's policy (root visit
+   counts, normalised) and, once the game ends, the outcome ``z`` for the player who was to move.
+   A move is drawn in proportion to the visit counts for the first ``temp_moves`` moves of a game
+   (temperature 1), then the most visited. With ``workers`` > 1 the games are shared among that
+   many processes (spawned once), each with its own seed.
+2. **Replay buffer.** The last ``buffer`` samples; a sample drawn for learning is mapped by one of
+   the game's symmetries, drawn uniformly (data augmentation, :mod:`mctslab.games.symmetry`).
+3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
+   ``(z - v)^2 - pi . log p`` (weight decay ``weight_decay`` as the L2 term).
+4. **Checkpoint.** ``checkpoint.pt`` (network, optimiser, buffer, counters, every random state)
+   and ``model.pt`` (the network alone, for ``az(net=...)``) are written to a temporary file and
+   renamed into place, so a run killed at any moment (``kill -9``) resumes from the last finished
+   iteration, exactly as if it had not stopped. A seeded run is reproducible on one machine (the
+   same thread count; ``torch.use_deterministic_algorithms``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from mctslab.errors import MctslabError
+from mctslab.games.base import Game
+from mctslab.games.registry import load_game
+from mctslab.search import az_net
+from mctslab.search.az import AzSearch, check_game, root_children
+from mctslab.search.az_options import AzConfig
+
+CHECKPOINT = "checkpoint.pt"
+MODEL = "model.pt"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run is made of; stored in its checkpoint (a resumed run keeps it)."""
+
+    game: str
+    blocks: int = 2
+    channels: int = 32
+    hidden: int = 64
+    sims: int = 50
+    games: int = 32
+    temp_moves: int = 8
+    buffer: int = 50_000
+    batch: int = 128
+    steps: int = 40
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    c_puct: float = 1.25
+    noise_alpha: float = 0.3
+    noise_frac: float = 0.25
+    seed: int = 0
+
+    def search_config(self) -> AzConfig:
+        return AzConfig(
+            c_puct=self.c_puct, batch=8, noise_alpha=self.noise_alpha, noise_frac=self.noise_frac
+        )
+
+
+def self_play(
+    game: Game, net: az_net.AzNet, cfg: TrainConfig, n_games: int, seed: int
+) -> dict[str, np.ndarray]:
+    """Play ``n_games`` games together; return their samples (module docstring, step 1)."""
+    rng = np.random.default_rng(seed)
+    search = AzSearch(game, cfg.search_config(), az_net.Evaluator(net), seed)
+    a = game.spec.num_distinct_actions
+    states = [game.new_initial_state() for _ in range(n_games)]
+    records: list[list[tuple]] = [[] for _ in range(n_games)]
+    active = list(range(n_games))
+    while active:
+        trees = [search.new_tree(cfg.sims) for _ in active]
+        search.run(trees, [states[i].array.copy() for i in active], cfg.sims)
+        for tree, i in zip(trees, active, strict=True):
+            state = states[i]
+            actions, visits, _, priors = root_children(tree)
+            weights = visits if visits.sum() > 0 else priors
+            pi = np.zeros(a, dtype=np.float32)
+            pi[actions] = weights / weights.sum()
+            records[i].append(
+                (game.observation(state.array), game.legal_mask(state.array), pi,
+                 state.current_player())
+            )  # fmt: skip
+            if len(state.history) < cfg.temp_moves:
+                move = int(rng.choice(actions, p=weights / weights.sum()))
+            else:
+                move = int(actions[np.lexsort((-priors, -weights))[0]])
+            state.apply_action(move)
+        active = [i for i in active if not states[i].is_terminal()]
+    obs, masks, pis, zs = [], [], [], []
+    for state, rec in zip(states, records, strict=True):
+        returns = state.returns()
+        for o, m, p, player in rec:
+            obs.append(o)
+            masks.append(m)
+            pis.append(p)
+            zs.append(returns[player])
+    return {
+        "obs": np.stack(obs),
+        "mask": np.stack(masks),
+        "pi": np.stack(pis),
+        "z": np.asarray(zs, dtype=np.float32),
+    }
+
+
+def _worker_play(args: tuple) -> dict[str, np.ndarray]:
+    """Self-play in a worker process (the network arrives as its state dict)."""
+    cfg, shape, weights, n_games, seed = args
+    torch.set_num_threads(1)
+    game = load_game(cfg.game)
+    net = az_net.AzNet(az_net.NetShape(**shape))
+    net.load_state_dict(weights)
+    return self_play(game, net, cfg, n_games, seed)
+
+
+class Buffer:
+    """The last ``capacity`` samples, in arrays (a ring)."""
+
+    def __init__(self, capacity: int, data: dict[str, np.ndarray] | None = None, at: int = 0):
+        """``data``: the filled rows of a saved buffer (:meth:`filled`), ``at`` its count."""
+        self.capacity = capacity
+        self.data = {}
+        self.at = at  # samples ever added
+        for k, v in (data or {}).items():
+            self.data[k] = np.zeros((capacity, *v.shape[1:]), v.dtype)
+            self.data[k][: len(v)] = v
+
+    def filled(self) -> dict[str, np.ndarray]:
+        """The rows in use (what a checkpoint keeps)."""
+        return {k: v[: len(self)] for k, v in self.data.items()}
+
+    def __len__(self) -> int:
+        return min(self.at, self.capacity)
+
+    def add(self, samples: dict[str, np.ndarray]) -> None:
+        n = len(samples["z"])
+        if not self.data:
+            self.data = {
+                k: np.zeros((self.capacity, *v.shape[1:]), v.dtype) for k, v in samples.items()
+            }
+        idx = (self.at + np.arange(n)) % self.capacity
+        for k, v in samples.items():
+            self.data[k][idx] = v
+        self.at += n
+
+    def sample(self, rng: np.random.Generator, n: int, symmetries) -> dict[str, np.ndarray]:
+        """``n`` samples drawn uniformly, each mapped by a uniformly drawn symmetry."""
+        idx = rng.integers(0, len(self), size=n)
+        out = {k: v[idx].copy() for k, v in self.data.items()}
+        which = rng.integers(0, len(symmetries), size=n)
+        for s, sym in enumerate(symmetries):
+            sel = which == s
+            if s == 0 or not sel.any():
+                continue
+            out["obs"][sel] = sym.observation(out["obs"][sel])
+            out["mask"][sel] = sym.policy(out["mask"][sel])
+            out["pi"][sel] = sym.policy(out["pi"][sel])
+        return out
+
+
+def learn_step(net, opt, batch: dict[str, np.ndarray]) -> tuple[float, float]:
+    """One Adam step on a minibatch; returns the policy and value losses."""
+    dev = az_net.device()
+    net.train()
+    logp, v = net(torch.from_numpy(batch["obs"]).to(dev), torch.from_numpy(batch["mask"]).to(dev))
+    pi = torch.from_numpy(batch["pi"]).to(dev)
+    z = torch.from_numpy(batch["z"]).to(dev)
+    policy_loss = -(pi * logp.clamp(min=-30)).sum(1).mean()
+    value_loss = ((z - v) ** 2).mean()
+    opt.zero_grad()
+    (policy_loss + value_loss).backward()
+    opt.step()
+    return float(policy_loss.detach()), float(value_loss.detach())
+
+
+class Trainer:
+    """A training run in a folder: starts fresh, or resumes from its checkpoint."""
+
+    def __init__(self, cfg: TrainConfig, out: str | Path, workers: int = 1):
+        self.out = Path(out)
+        self.workers = workers
+        path = self.out / CHECKPOINT
+        torch.use_deterministic_algorithms(True)
+        self.game = load_game(cfg.game)
+        check_game(self.game)
+        spec = self.game.spec.spec_string
+        if path.exists():
+            ck = torch.load(path, map_location="cpu", weights_only=False)
+            if ck["config"]["game"] != spec:
+                raise MctslabError(
+                    f"{path}: a run for {ck['config']['game']}, not {spec}; "
+                    "use another --out folder"
+                )
+            self.cfg = TrainConfig(**ck["config"])
+        else:
+            ck = None
+            self.cfg = dataclasses.replace(cfg, game=spec)
+        torch.manual_seed(self.cfg.seed)
+        shape = az_net.shape_for(self.game, self.cfg.blocks, self.cfg.channels, self.cfg.hidden)
+        self.net = az_net.AzNet(shape).to(az_net.device())
+        self.opt = torch.optim.Adam(
+            self.net.parameters(), lr=self.cfg.lr, weight_decay=self.cfg.weight_decay
+        )
+        self.rng = np.random.default_rng(self.cfg.seed)
+        self.buffer = Buffer(self.cfg.buffer)
+        self.iteration = self.games = self.steps = 0
+        self.seconds = 0.0
+        self.last: dict[str, float] = {}
+        if ck is not None:
+            self.net.load_state_dict(ck["net"])
+            self.opt.load_state_dict(ck["optimizer"])
+            self.buffer = Buffer(self.cfg.buffer, ck["buffer"], ck["buffer_at"])
+            self.rng.bit_generator.state = ck["rng"]
+            torch.set_rng_state(ck["torch_rng"])
+            self.iteration, self.games, self.steps = ck["iteration"], ck["games"], ck["steps"]
+            self.seconds, self.last = ck["seconds"], ck["last"]
+        self.symmetries = self.game.symmetries()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _self_play(self, seed: int) -> dict[str, np.ndarray]:
+        cfg = self.cfg
+        if self.workers == 1:
+            return self_play(self.game, self.net.eval(), cfg, cfg.games, seed)
+        if self._pool is None:
+            import multiprocessing
+
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        weights = {k: v.cpu() for k, v in self.net.state_dict().items()}
+        shares = [cfg.games // self.workers + (w < cfg.games % self.workers) for w in
+                  range(self.workers)]  # fmt: skip
+        jobs = [
+            (cfg, dataclasses.asdict(self.net.shape), weights, n, seed * 1000 + w)
+            for w, n in enumerate(shares)
+            if n
+        ]
+        parts = list(self._pool.map(_worker_play, jobs))
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def iterate(self) -> dict[str, float]:
+        """One iteration (module docstring), checkpointed at its end."""
+        t0 = time.perf_counter()
+        seed = int(self.rng.integers(2**62))
+        samples = self._self_play(seed)
+        t1 = time.perf_counter()
+        self.buffer.add(samples)
+        losses = [
+            learn_step(self.net, self.opt, self.buffer.sample(self.rng, self.cfg.batch,
+                                                              self.symmetries))
+            for _ in range(self.cfg.steps)
+        ]  # fmt: skip
+        self.iteration += 1
+        self.games += self.cfg.games
+        self.steps += self.cfg.steps
+        self.seconds += time.perf_counter() - t0
+        self.last = {
+            "positions": float(len(samples["z"])),
+            "positions_per_second": len(samples["z"]) / max(t1 - t0, 1e-9),
+            "policy_loss": float(np.mean([p for p, _ in losses])),
+            "value_loss": float(np.mean([v for _, v in losses])),
+        }
+        self.save()
+        return self.last
+
+    def save(self) -> None:
+        payload = {
+            "config": dataclasses.asdict(self.cfg),
+            "net": self.net.state_dict(),
+            "optimizer": self.opt.state_dict(),
+            "buffer": self.buffer.filled(),
+            "buffer_at": self.buffer.at,
+            "rng": self.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "iteration": self.iteration,
+            "games": self.games,
+            "steps": self.steps,
+            "seconds": self.seconds,
+            "last": self.last,
+        }
+        az_net.save(self.out / CHECKPOINT, payload)
+        az_net.save(
+            self.out / MODEL,
+            {**az_net.net_payload(self.net, self.cfg.game), "iteration": self.iteration},
+        )
+
+    def run(
+        self,
+        steps: int | None = None,
+        minutes: float | None = None,
+        report: Callable[[Trainer], Any] | None = None,
+    ) -> None:
+        """Iterate until ``steps`` learner steps in all, or ``minutes`` more minutes, have
+        passed (whichever first)."""
+        start = time.perf_counter()
+        try:
+            while (steps is None or self.steps < steps) and (
+                minutes is None or time.perf_counter() - start < 60 * minutes
+            ):
+                self.iterate()
+                if report is not None:
+                    report(self)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None

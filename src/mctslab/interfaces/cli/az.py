@@ -1,0 +1,152 @@
+"""``mctslab train az`` (AlphaZero self-play training, :mod:`mctslab.harness.az_train`) and
+``mctslab bench connect-four`` (value-keeping moves on the solved positions,
+:mod:`mctslab.harness.connect_four_positions`)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mctslab.errors import MctslabError
+
+
+def _require_torch() -> None:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise MctslabError("mctslab train az needs PyTorch: pip install -e '.[az]'") from None
+
+
+@click.command("az")
+@click.argument("game_spec", metavar="GAME")
+@click.option(
+    "--minutes",
+    type=click.FloatRange(0, 10_000, min_open=True),
+    help="train this many more minutes (stops after the iteration running then)",
+)
+@click.option(
+    "--steps",
+    type=click.IntRange(1, 10**9),
+    help="train until this many learner steps in all (a resumed run counts its own)",
+)
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="self-play processes",
+)
+@click.option(
+    "--out",
+    default="az-run",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="the run's folder: checkpoint.pt (resumed when present) and model.pt",
+)
+@click.option(
+    "--blocks",
+    default=2,
+    show_default=True,
+    type=click.IntRange(0, 40),
+    help="residual blocks (a new run only)",
+)
+@click.option(
+    "--channels",
+    default=32,
+    show_default=True,
+    type=click.IntRange(1, 512),
+    help="channels per block (a new run only)",
+)
+@click.option(
+    "--sims",
+    default=50,
+    show_default=True,
+    type=click.IntRange(2, 100_000),
+    help="self-play simulations per move (a new run only)",
+)
+@click.option(
+    "--games",
+    default=32,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="self-play games per iteration, played together (a new run only)",
+)
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 2**62),
+    help="random seed (a new run only)",
+)
+def train_az(game_spec, minutes, steps, workers, out, blocks, channels, sims, games, seed):
+    """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
+    a replay buffer, a learner; after each iteration the checkpoint is written atomically,
+    so a killed run resumes from it. Without --minutes or --steps it trains 10 minutes."""
+    _require_torch()
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from mctslab.harness.az_train import MODEL, TrainConfig, Trainer
+
+    if minutes is None and steps is None:
+        minutes = 10.0
+    cfg = TrainConfig(
+        game=game_spec, blocks=blocks, channels=channels, sims=sims, games=games, seed=seed
+    )
+    trainer = Trainer(cfg, out, workers=workers)
+    if trainer.iteration:
+        click.echo(
+            f"resuming {out}: iteration {trainer.iteration}, {trainer.games:,} games, "
+            f"{trainer.steps:,} steps"
+        )
+    total = steps if steps is not None else None
+    columns = (
+        TextColumn("[bold]az"),
+        BarColumn(),
+        TextColumn("{task.fields[stats]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns) as bar:
+        task = bar.add_task("train", total=total, completed=trainer.steps, stats="")
+
+        def report(t: Trainer) -> None:
+            last = t.last
+            stats = (
+                f"it {t.iteration}, {t.games:,} games, {t.steps:,} steps, "
+                f"{last['positions_per_second']:,.0f} pos/s, policy loss "
+                f"{last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}"
+            )
+            bar.update(task, completed=t.steps, stats=stats)
+
+        trainer.run(steps=steps, minutes=minutes, report=report)
+    click.echo(f"{out}/{MODEL}: play it with az(net={out}/{MODEL})")
+
+
+@click.command("connect-four")
+@click.argument("agent_spec", metavar="AGENT")
+@click.option(
+    "--positions",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="the first N positions of the shipped set",
+)
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def bench_connect_four(agent_spec, positions, seed, as_json):
+    """How often AGENT plays a value-keeping move (by the bitbully solver) in the shipped set of
+    Connect Four positions where some move loses value; with its Wilson 95% interval."""
+    import mctslab
+    from mctslab.agents import make_agent
+    from mctslab.harness import connect_four_positions as c4
+
+    agent = make_agent(agent_spec, mctslab.load_game("connect_four"), seed=seed)
+    result = {"agent": agent.spec_string, **c4.keep_rate(agent, c4.load()[:positions])}
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(
+        f"{result['agent']}: kept the value in {result['kept']} of {result['positions']} "
+        f"positions ({result['rate']:.1%}, Wilson 95% [{result['wilson_low']:.1%}, "
+        f"{result['wilson_high']:.1%}])"
+    )

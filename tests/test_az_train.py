@@ -1,0 +1,144 @@
+"""AlphaZero training: Nim's theory learnt by self-play, resume after a kill, determinism, and
+the trained network played by the az agent."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import mctslab
+from mctslab.agents import make_agent
+
+torch = pytest.importorskip("torch")
+
+from mctslab.harness.az_train import CHECKPOINT, MODEL, TrainConfig, Trainer  # noqa: E402
+from mctslab.search import az_net  # noqa: E402
+
+TINY = dict(blocks=1, channels=8, hidden=16, sims=8, games=4, batch=16, steps=3, seed=3)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def greedy_mistakes(net, game) -> list[int]:
+    """Positions n <= N with a winning move where the network's most probable move is not it
+    (Nim's theory: the mover wins iff n mod (k+1) != 0, by taking n mod (k+1))."""
+    k = game.params.k
+    wrong = []
+    for n in range(1, game.params.n + 1):
+        s = game.new_initial_state().array.copy()
+        s[0] = n  # nim_kernels.S_COUNTERS
+        priors, _ = az_net.Evaluator(net)(game.observation(s)[None], game.legal_mask(s)[None])
+        if n % (k + 1) and int(priors[0].argmax()) != n % (k + 1) - 1:
+            wrong.append(n)
+    return wrong
+
+
+def test_nim_self_play_learns_the_theory(tmp_path):
+    """nim(n=40,k=3): after at most 40 iterations (32 games of 32 simulations a move, 40 steps
+    each; about 70 s on a loaded 2-core machine) the network alone plays the winning move in
+    every position that has one."""
+    cfg = TrainConfig(
+        game="nim(n=40,k=3)", blocks=1, channels=16, hidden=32, sims=32, games=32,
+        temp_moves=4, batch=64, steps=40, lr=0.003, seed=0,
+    )  # fmt: skip
+    trainer = Trainer(cfg, tmp_path)
+    assert len(greedy_mistakes(trainer.net, trainer.game)) > 10  # untrained
+    for _ in range(40):
+        trainer.iterate()
+        if not greedy_mistakes(trainer.net, trainer.game):
+            break
+    assert greedy_mistakes(trainer.net, trainer.game) == []
+    # the model file plays through the agent: from 13 counters take 1, from 30 take 2
+    agent = make_agent(f"az(net={tmp_path / MODEL},sims=50)", trainer.game, seed=0)
+    for n, best in ((13, 0), (30, 1)):
+        state = trainer.game.new_initial_state()
+        state.array[0] = n
+        result = agent.search(state)
+        assert result.action == best and len(result.priors) == 3
+        assert result.network_value is not None and result.network_value > 0
+
+
+def test_a_resumed_run_is_the_run_that_did_not_stop(tmp_path):
+    cfg = TrainConfig(game="nim(n=12,k=3)", **TINY)
+    straight = Trainer(cfg, tmp_path / "a")
+    straight.iterate()
+    straight.iterate()
+    first = Trainer(cfg, tmp_path / "b")
+    first.iterate()
+    resumed = Trainer(cfg, tmp_path / "b")  # reads the checkpoint
+    assert resumed.iteration == 1
+    resumed.iterate()
+    for (k, a), b in zip(straight.net.state_dict().items(), resumed.net.state_dict().values(),
+                         strict=True):  # fmt: skip
+        assert torch.equal(a, b), k
+    assert np.array_equal(straight.buffer.data["pi"], resumed.buffer.data["pi"])
+
+
+def test_the_same_seed_gives_the_same_network(tmp_path):
+    nets = []
+    for run in ("a", "b"):
+        t = Trainer(TrainConfig(game="connect_four(rows=4,cols=5,connect=3)", **TINY),
+                    tmp_path / run)  # fmt: skip
+        t.iterate()
+        nets.append(t.net.state_dict())
+    assert all(torch.equal(a, b) for a, b in zip(nets[0].values(), nets[1].values(), strict=True))
+
+
+def test_kill_9_mid_run_leaves_a_checkpoint_that_resumes(tmp_path):
+    out = tmp_path / "run"
+    cmd = [
+        sys.executable, "-c", "from mctslab.interfaces.cli.main import run; run()",
+        "train", "az", "nim(n=12,k=3)", "--steps", "100000", "--out", str(out),
+        "--blocks", "1", "--channels", "8", "--sims", "8", "--games", "4",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            if (out / CHECKPOINT).exists() and Trainer(
+                TrainConfig(game="nim(n=12,k=3)"), out
+            ).iteration >= 2:
+                break
+            time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    resumed = Trainer(TrainConfig(game="nim(n=12,k=3)"), out)
+    done = resumed.iteration
+    assert done >= 2 and resumed.cfg.channels == 8  # the run's own configuration
+    resumed.iterate()
+    assert Trainer(TrainConfig(game="nim(n=12,k=3)"), out).iteration == done + 1
+    assert not [p for p in out.iterdir() if p.suffix == ".tmp"]
+
+
+def test_an_untrained_network_never_chooses_an_illegal_move(tmp_path):
+    game = mctslab.load_game("connect_four(rows=4,cols=5,connect=3)")
+    t = Trainer(TrainConfig(game=game.spec.spec_string, **TINY), tmp_path)
+    t.save()
+    agent = make_agent(f"az(net={tmp_path / MODEL},sims=20)", game, seed=0)
+    rnd = np.random.default_rng(0)
+    for _ in range(5):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            move = agent.step(state)
+            assert move in state.legal_actions()
+            state.apply_action(int(rnd.choice(state.legal_actions())))
+
+
+def test_a_checkpoint_of_another_game_is_refused(tmp_path):
+    Trainer(TrainConfig(game="nim(n=12,k=3)", **TINY), tmp_path).save()
+    with pytest.raises(mctslab.MctslabError, match="another --out folder"):
+        Trainer(TrainConfig(game="connect_four"), tmp_path)
+    with pytest.raises(mctslab.MctslabError, match="not for connect_four"):
+        make_agent(f"az(net={tmp_path / MODEL})", mctslab.load_game("connect_four"))
