@@ -297,3 +297,11 @@ def test_time_left_updates_the_clock_and_bad_values_are_errors():
     assert engine.handle("time_left w -1 0").startswith("? ")
     assert engine.handle("time_settings 1 2").startswith("? wrong number")
     assert engine.handle("time_settings a 2 3").startswith("? expected a number")
+    # a clock no search could spend (the old engine then failed every genmove)
+    reply = engine.handle("time_settings 0 1e300 1")
+    assert reply == "? time settings: main time and byo-yomi time are 0..86400 s (one day)\n\n"
+    assert (
+        engine.handle("time_left b 1e9 0")
+        == "? time left 1e+09: should be 0..86400 s (one day)\n\n"
+    )
+    assert engine.clocks[0].left == 12.5

@@ -45,6 +45,7 @@ from mctslab.interfaces.gtp.protocol import (
     preprocess,
 )
 from mctslab.search import SearchResult
+from mctslab.search.budget import MAX_SECONDS
 
 #: the default agent of ``mctslab gtp``
 DEFAULT_AGENT = "mcts(preset=strong,sims=20000)"
@@ -314,12 +315,18 @@ class Engine(HtpCommands):
     def cmd_time_settings(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int):
         if main_time < 0 or byo_yomi_time < 0 or byo_yomi_stones < 0:
             raise GtpError("time settings must not be negative")
+        if max(main_time, byo_yomi_time) > MAX_SECONDS:  # a search would never end
+            raise GtpError(
+                f"time settings: main time and byo-yomi time are 0..{MAX_SECONDS:g} s (one day)"
+            )
         for clock in self.clocks:
             clock.settings(main_time, byo_yomi_time, byo_yomi_stones)
 
     def cmd_time_left(self, colour: Colour, time_left: float, stones: int):
         if time_left < 0 or stones < 0:
             raise GtpError("time left must not be negative")
+        if time_left > MAX_SECONDS:
+            raise GtpError(f"time left {time_left:g}: should be 0..{MAX_SECONDS:g} s (one day)")
         clock = self.clocks[colour]
         clock.left, clock.stones_left = time_left, stones
 
