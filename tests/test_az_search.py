@@ -97,3 +97,73 @@ def test_az_refuses_games_it_cannot_play():
         AzSearch(mctslab.load_game("nim(coin=true)"), AzConfig(), fake_network, seed=0)
     with pytest.raises(MctslabError, match="two-player games without chance"):
         AzSearch(mctslab.load_game("2048"), AzConfig(), fake_network, seed=0)
+
+
+#: the fake network of nim(n=5,k=3) for Gumbel (priors of take 1, 2, 3; value for the mover)
+FAKE5 = {
+    5: ((0.5, 0.3, 0.2), 0.2),
+    4: ((1 / 3, 1 / 3, 1 / 3), -0.6),
+    3: ((0.2, 0.3, 0.5), 0.7),
+    2: ((0.3, 0.7, 0.0), 0.6),
+    1: ((1.0, 0.0, 0.0), 0.9),
+}
+
+
+def fake_network5(obs, mask):
+    counters = obs.reshape(len(obs), -1).argmax(axis=1)
+    return (
+        np.array([FAKE5[int(n)][0] for n in counters]) * mask,
+        np.array([FAKE5[int(n)][1] for n in counters]),
+    )
+
+
+def test_gumbel_sequential_halving_by_hand():
+    """nim(n=5,k=3), 8 simulations, fixed Gumbel draws g = (0.1, -0.2, 0.3), c_visit 50,
+    c_scale 1. Worked by hand:
+
+    sim 1 evaluates the root. m = 3 actions, ceil(log2 3) = 2 phases.
+    phase 1 (7 left, 2 phases: 3 a phase, 1 each): take 1 -> 4 left, value -0.6 for the
+    opponent, Q = 0.6; take 2 -> Q = -0.7; take 3 -> Q = -0.6. Scores g + log p + 51 (Q + 1)/2:
+    take 1 -0.593 + 40.8 = 40.21, take 2 -1.404 + 7.65 = 6.25, take 3 -1.309 + 10.2 = 8.89: keep
+    take 1 and take 3.
+    phase 2 (4 left): 2 each. Below take 1 (player 1 at 4, value -0.6, all children tied):
+    PUCT goes to 3 left (value 0.7 for player 0), then, with the virtual loss, to 2 left (0.6):
+    W = 0.6 - 2 + 2 + 0.7 + 0.6 = 1.9, Q = 1.9 / 3. Below take 3 (player 1 at 2): both times
+    taking the last 2 (prior 0.7), a win for player 1: W = -0.6 - 2 + 0 = -2.6, Q = -2.6 / 3.
+    The played move is take 1 (score -0.593 + 53 (0.633 + 1) / 2 = 42.7), the improved policy
+    softmax(log p + 53 (Q + 1) / 2) all but 1 on it.
+    """
+    game = mctslab.load_game("nim(n=5,k=3)")
+    config = AzConfig(c_puct=1.25, fpu=0.25, batch=8, gumbel=True, c_visit=50.0, c_scale=1.0)
+    search = AzSearch(game, config, fake_network5, seed=0)
+    root = game.new_initial_state().array
+    g = np.array([0.1, -0.2, 0.3])
+
+    tree = search.new_tree(4)
+    chosen, policy = search.gumbel(tree, root, 4, g)  # phase 1 only
+    assert tree.visits[1:4].tolist() == [1, 1, 1]
+    assert (tree.wsum[1:4] / tree.visits[1:4]) == pytest.approx([0.6, -0.7, -0.6])
+    assert tree.action[chosen] == 0
+    logits = np.log([0.5, 0.3, 0.2])
+    expected = np.exp(logits + 51 * np.array([0.8, 0.15, 0.2]))
+    assert policy == pytest.approx(expected / expected.sum())
+
+    tree = search.new_tree(8)
+    chosen, policy = search.gumbel(tree, root, 8, g)
+    assert tree.visits[1:4].tolist() == [3, 1, 3]  # take 2 was halved away after phase 1
+    q = tree.wsum[1:4] / tree.visits[1:4]
+    assert q == pytest.approx([1.9 / 3, -0.7, -2.6 / 3])
+    assert tree.action[chosen] == 0 and policy[0] == pytest.approx(1.0)
+
+
+def test_completed_q_fills_unvisited_actions_with_the_mixed_value():
+    """v_mix = (v + sum N / (sum of visited priors) * sum visited pi q) / (1 + sum N)."""
+    from mctslab.search import gumbel
+
+    cq = gumbel.completed_q(
+        np.array([0.5, 0.0, 0.0]), np.array([2, 0, 0]), np.array([0.5, 0.3, 0.2]), 0.1
+    )
+    mix = (0.1 + 2 / 0.5 * 0.5 * 0.5) / 3
+    assert cq == pytest.approx([0.5, mix, mix])
+    assert gumbel.phases(1) == 1 and gumbel.phases(3) == 2 and gumbel.phases(16) == 4
+    assert gumbel.halve(np.array([1.0, 3.0, 2.0]), [0, 1, 2]) == [1, 2]

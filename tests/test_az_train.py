@@ -142,3 +142,27 @@ def test_a_checkpoint_of_another_game_is_refused(tmp_path):
         Trainer(TrainConfig(game="connect_four"), tmp_path)
     with pytest.raises(mctslab.MctslabError, match="not for connect_four"):
         make_agent(f"az(net={tmp_path / MODEL})", mctslab.load_game("connect_four"))
+
+
+def test_gumbel_self_play_trains_on_the_improved_policy(tmp_path):
+    """With gumbel the policy targets are completed-Q improved policies: full distributions over
+    the legal moves (not visit counts), summing to 1."""
+    t = Trainer(TrainConfig(game="nim(n=12,k=3)", gumbel=True, **TINY), tmp_path)
+    t.iterate()
+    pi, mask = t.buffer.data["pi"][: len(t.buffer)], t.buffer.data["mask"][: len(t.buffer)]
+    assert np.allclose(pi.sum(axis=1), 1.0, atol=1e-5)
+    assert ((pi > 0) == mask).all()  # every legal move keeps some probability
+
+
+def test_the_gumbel_agent_plays_legal_moves_and_needs_simulations(tmp_path):
+    game = mctslab.load_game("connect_four(rows=4,cols=5,connect=3)")
+    Trainer(TrainConfig(game=game.spec.spec_string, **TINY), tmp_path).save()
+    agent = make_agent(f"az(net={tmp_path / MODEL},sims=16,gumbel=true,gumbel_m=4)", game, seed=1)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        result = agent.search(state)
+        assert result.action in state.legal_actions() and result.simulations == 16
+        state.apply_action(result.action)
+    timed = make_agent(f"az(net={tmp_path / MODEL},time=0.1,gumbel=true)", game, seed=1)
+    with pytest.raises(mctslab.MctslabError, match="sims=N"):
+        timed.search(game.new_initial_state())

@@ -7,8 +7,10 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    position yields a sample: the observation, the legal mask, the search's policy (root visit
    counts, normalised) and, once the game ends, the outcome ``z`` for the player who was to move.
    A move is drawn in proportion to the visit counts for the first ``temp_moves`` moves of a game
-   (temperature 1), then the most visited. With ``workers`` > 1 the games are shared among that
-   many processes (spawned once), each with its own seed.
+   (temperature 1), then the most visited. With ``gumbel`` the search is Gumbel AlphaZero's
+   (no Dirichlet noise), the move the one it chose and the policy target its completed-Q
+   improved policy (:mod:`mctslab.search.gumbel`). With ``workers`` > 1 the games are shared
+   among that many processes (spawned once), each with its own seed.
 2. **Replay buffer.** The last ``buffer`` samples; a sample drawn for learning is mapped by one of
    the game's symmetries, drawn uniformly (data augmentation, :mod:`mctslab.games.symmetry`).
 3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
@@ -63,11 +65,16 @@ class TrainConfig:
     c_puct: float = 1.25
     noise_alpha: float = 0.3
     noise_frac: float = 0.25
+    gumbel: bool = False
     seed: int = 0
 
     def search_config(self) -> AzConfig:
         return AzConfig(
-            c_puct=self.c_puct, batch=8, noise_alpha=self.noise_alpha, noise_frac=self.noise_frac
+            c_puct=self.c_puct,
+            batch=8,
+            noise_alpha=self.noise_alpha,
+            noise_frac=0.0 if self.gumbel else self.noise_frac,
+            gumbel=self.gumbel,
         )
 
 
@@ -83,21 +90,29 @@ def self_play(
     active = list(range(n_games))
     while active:
         trees = [search.new_tree(cfg.sims) for _ in active]
-        search.run(trees, [states[i].array.copy() for i in active], cfg.sims)
-        for tree, i in zip(trees, active, strict=True):
+        roots = [states[i].array.copy() for i in active]
+        if cfg.gumbel:  # one tree at a time: sequential halving plans each tree's simulations
+            chosen = [search.gumbel(t, r, cfg.sims) for t, r in zip(trees, roots, strict=True)]
+        else:
+            search.run(trees, roots, cfg.sims)
+        for j, (tree, i) in enumerate(zip(trees, active, strict=True)):
             state = states[i]
             actions, visits, _, priors = root_children(tree)
             weights = visits if visits.sum() > 0 else priors
             pi = np.zeros(a, dtype=np.float32)
-            pi[actions] = weights / weights.sum()
+            if cfg.gumbel:  # the completed-Q improved policy, and the move Gumbel chose
+                pi[actions] = chosen[j][1]
+                move = int(tree.action[chosen[j][0]])
+            else:
+                pi[actions] = weights / weights.sum()
+                if len(state.history) < cfg.temp_moves:
+                    move = int(rng.choice(actions, p=weights / weights.sum()))
+                else:
+                    move = int(actions[np.lexsort((-priors, -weights))[0]])
             records[i].append(
                 (game.observation(state.array), game.legal_mask(state.array), pi,
                  state.current_player())
             )  # fmt: skip
-            if len(state.history) < cfg.temp_moves:
-                move = int(rng.choice(actions, p=weights / weights.sum()))
-            else:
-                move = int(actions[np.lexsort((-priors, -weights))[0]])
             state.apply_action(move)
         active = [i for i in active if not states[i].is_terminal()]
     obs, masks, pis, zs = [], [], [], []

@@ -23,7 +23,7 @@ import numpy as np
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
 from mctslab.kernels import codegen
-from mctslab.search import az_template, az_tree
+from mctslab.search import az_template, az_tree, gumbel
 from mctslab.search.az_tree import AzTree
 from mctslab.search.budget import Budget, run_budget
 from mctslab.search.result import SearchResult
@@ -76,29 +76,30 @@ class AzSearch:
         done = 0
         while done < sims:
             k = min(self.config.batch, sims - done)
-            self._round(trees, roots, k)
+            self._round([(t, r, -1) for t, r in zip(trees, roots, strict=True) for _ in range(k)])
             done += k
         return done
 
-    def _round(self, trees: list[AzTree], roots: list[np.ndarray], k: int) -> None:
+    def _round(self, jobs: list[tuple[AzTree, np.ndarray, int]]) -> None:
+        """One descent per job ``(tree, root state, forced root child or -1)``, their leaves
+        evaluated in one network call, then expanded and backed up."""
         game, c = self.game, self.config
         consts = game.consts
         pending = []
-        for tree, root in zip(trees, roots, strict=True):
-            for _ in range(k):
-                leaf, depth, player, n = self.kern.descend(
-                    consts, root, self._state, tree, c.c_puct, c.c_base, c.fpu, self._path,
-                    self._legal,
-                )  # fmt: skip
-                if player < 0:  # terminal: the game's returns, no network
-                    game.kernels.returns(consts, self._state, self._returns)
-                    az_tree.backup(tree, self._path, depth, self._returns)
-                    continue
-                legal = self._legal[:n].copy()
-                pending.append(
-                    (tree, leaf, depth, self._path[: depth + 1].copy(), player, legal,
-                     game.observation(self._state))
-                )  # fmt: skip
+        for tree, root, forced in jobs:
+            leaf, depth, player, n = self.kern.descend(
+                consts, root, self._state, tree, c.c_puct, c.c_base, c.fpu, forced,
+                self._path, self._legal,
+            )  # fmt: skip
+            if player < 0:  # terminal: the game's returns, no network
+                game.kernels.returns(consts, self._state, self._returns)
+                az_tree.backup(tree, self._path, depth, self._returns)
+                continue
+            legal = self._legal[:n].copy()
+            pending.append(
+                (tree, leaf, depth, self._path[: depth + 1].copy(), player, legal,
+                 game.observation(self._state))
+            )  # fmt: skip
         if not pending:
             return
         masks = np.zeros((len(pending), game.spec.num_distinct_actions), dtype=bool)
@@ -117,22 +118,73 @@ class AzSearch:
                 tree, path, depth, np.array([v, -v]) if player == 0 else np.array([-v, v])
             )
 
+    def gumbel(
+        self, tree: AzTree, root: np.ndarray, sims: int, g: np.ndarray | None = None
+    ) -> tuple[int, np.ndarray]:
+        """Gumbel AlphaZero at the root (:mod:`mctslab.search.gumbel`): evaluate the root, take
+        the ``gumbel_m`` best actions by ``g + logits`` (``g`` drawn from Gumbel(0, 1) unless
+        given, one per root child), spend the other ``sims - 1`` simulations on them by
+        sequential halving (PUCT below the root), and return the chosen root child (a node) and
+        the improved policy over the root's children."""
+        c = self.config
+        if tree.first_child[0] < 0:
+            self.run([tree], [root], 1)
+        first, k = int(tree.first_child[0]), int(tree.num_children[0])
+        logits = np.log(np.maximum(tree.prior[first : first + k], 1e-30))
+        if g is None:
+            g = self.rng.gumbel(size=k)
+        base = g + logits
+        m = min(c.gumbel_m, k)
+        remaining = [int(i) for i in np.argsort(-base, kind="stable")[:m]]
+        left = sims - 1
+        total = gumbel.phases(m)
+        for phase in range(total):
+            if left <= 0:
+                break
+            per = max(1, (left // (total - phase)) // len(remaining))
+            forced = [first + i for i in remaining for _ in range(per)][:left]
+            for at in range(0, len(forced), c.batch):
+                self._round([(tree, root, f) for f in forced[at : at + c.batch]])
+            left -= len(forced)
+            if len(remaining) > 1:
+                remaining = gumbel.halve(base + self._sigma(tree), remaining)
+        score = base + self._sigma(tree)
+        best = max(remaining, key=lambda i: score[i])
+        _, visits, q, priors = root_children(tree)
+        cq = gumbel.completed_q(q, visits, priors, float(tree.value0[0]))
+        return first + best, gumbel.improved_policy(logits, cq, visits, c.c_visit, c.c_scale)
+
+    def _sigma(self, tree: AzTree) -> np.ndarray:
+        """sigma of the root children's completed Q (win-rate scale)."""
+        _, visits, q, priors = root_children(tree)
+        cq = gumbel.completed_q(q, visits, priors, float(tree.value0[0]))
+        return gumbel.sigma((cq + 1) / 2, visits, self.config.c_visit, self.config.c_scale)
+
     def search(self, state: State, budget: Budget) -> SearchResult:
-        """One search from ``state`` to the budget (a fresh tree)."""
+        """One search from ``state`` to the budget (a fresh tree); with ``gumbel`` the budget
+        must be simulations only (sequential halving plans them)."""
         if state.current_player() < 0:
             raise MctslabError("search needs a position with a player to move")
         start = time.perf_counter()
+        root = state.array.copy()
+        if self.config.gumbel:
+            if budget.sims is None or budget.seconds is not None or budget.stop is not None:
+                raise MctslabError("az(gumbel=true) needs a budget of simulations only (sims=N)")
+            tree = self.new_tree(budget.sims)
+            chosen, _ = self.gumbel(tree, root, budget.sims)
+            out = result(tree, budget.sims, time.perf_counter() - start)
+            out.action = int(tree.action[chosen])
+            return out
         tree = self.new_tree(
             budget.sims if budget.seconds is None and budget.stop is None else None
         )
-        root = state.array.copy()
         sims = run_budget(lambda n: self.run([tree], [root], n), budget, start)
         return result(tree, sims, time.perf_counter() - start)
 
 
 def root_children(tree: AzTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The root's children: actions, visits, mean values for the player to move (in [-1, 1];
-    0 where unvisited) and priors."""
+    """The root's children in node order (ascending actions): actions, visits, mean values for
+    the player to move (in [-1, 1]; 0 where unvisited) and priors."""
     first, k = int(tree.first_child[0]), int(tree.num_children[0])
     sl = slice(first, first + k) if first >= 0 else slice(0, 0)
     visits = tree.visits[sl].copy()

@@ -16,6 +16,7 @@ from mctslab.search.budget import MAX_SECONDS
 from mctslab.search.options import Option
 
 _AZ = "Silver et al. 2018, *A general reinforcement learning algorithm that masters chess, shogi and Go through self-play*"  # noqa: E501
+_GUMBEL = "Danihelka et al. 2022, *Policy improvement by planning with Gumbel*, sections 3-5"
 _LEELA = "Leela Zero (Pascutto et al.), first-play urgency reduction"
 
 AZ_OPTIONS: tuple[Option, ...] = (
@@ -32,6 +33,14 @@ AZ_OPTIONS: tuple[Option, ...] = (
            source=_LEELA, attr="fpu"),
     Option("batch", int, 8, "leaves per network call within one search (virtual loss)", ge=1,
            le=256, attr="batch"),
+    Option("gumbel", bool, False, "Gumbel AlphaZero at the root: Gumbel-top-k and sequential "
+           "halving (needs sims)", source=_GUMBEL, attr="gumbel"),
+    Option("gumbel_m", int, 16, "gumbel: actions considered at the root", ge=1, source=_GUMBEL,
+           attr="gumbel_m"),
+    Option("c_visit", float, 50.0, "gumbel: sigma(q) = (c_visit + max N) * c_scale * q", ge=0,
+           source=_GUMBEL, attr="c_visit"),
+    Option("c_scale", float, 1.0, "gumbel: the scale of sigma", gt=0, source=_GUMBEL,
+           attr="c_scale"),
     Option("seed", int, None, "random seed", ge=0, optional=True),
     Option("noise_alpha", float, 0.3, "self-play: Dirichlet alpha of the root noise", gt=0,
            source=_AZ, attr="noise_alpha", spec=False),

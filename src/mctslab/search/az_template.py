@@ -9,17 +9,22 @@ from mctslab.search import az_tree
 
 
 @njit(cache=True)
-def descend(consts, root, state, tree, c_puct, c_base, fpu, path, legal):
+def descend(consts, root, state, tree, c_puct, c_base, fpu, forced, path, legal):
     """From the root state ``root``, follow PUCT to a node not expanded yet (or terminal), with
-    a virtual loss on the way, leaving its state in ``state`` and the path in ``path``. Returns
-    ``(leaf, depth, player to move there, number of legal actions written into legal)``."""
+    a virtual loss on the way, leaving its state in ``state`` and the path in ``path``; the first
+    step goes to the root's child ``forced`` when it is >= 0 (Gumbel's sequential halving).
+    Returns ``(leaf, depth, player to move there, number of legal actions written into
+    legal)``."""
     state[:] = root
     node = 0
     depth = 0
     path[0] = 0
     tree.visits[0] += 1
     while tree.first_child[node] >= 0:
-        node = az_tree.select_child(tree, node, c_puct, c_base, fpu)
+        if depth == 0 and forced >= 0:
+            node = forced
+        else:
+            node = az_tree.select_child(tree, node, c_puct, c_base, fpu)
         tree.visits[node] += 1
         tree.wsum[node] -= 1.0
         game.apply_action(consts, state, tree.action[node])

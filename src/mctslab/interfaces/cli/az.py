@@ -73,13 +73,18 @@ def _require_torch() -> None:
     help="self-play games per iteration, played together (a new run only)",
 )
 @click.option(
+    "--gumbel",
+    is_flag=True,
+    help="Gumbel AlphaZero self-play with completed-Q policy targets (a new run only)",
+)
+@click.option(
     "--seed",
     default=0,
     show_default=True,
     type=click.IntRange(0, 2**62),
     help="random seed (a new run only)",
 )
-def train_az(game_spec, minutes, steps, workers, out, blocks, channels, sims, games, seed):
+def train_az(game_spec, minutes, steps, workers, out, blocks, channels, sims, games, gumbel, seed):
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it. Without --minutes or --steps it trains 10 minutes."""
@@ -91,7 +96,13 @@ def train_az(game_spec, minutes, steps, workers, out, blocks, channels, sims, ga
     if minutes is None and steps is None:
         minutes = 10.0
     cfg = TrainConfig(
-        game=game_spec, blocks=blocks, channels=channels, sims=sims, games=games, seed=seed
+        game=game_spec,
+        blocks=blocks,
+        channels=channels,
+        sims=sims,
+        games=games,
+        gumbel=gumbel,
+        seed=seed,
     )
     trainer = Trainer(cfg, out, workers=workers)
     if trainer.iteration:
