@@ -17,14 +17,17 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    ``(z - v)^2 - pi . log p`` (weight decay ``weight_decay`` as the L2 term).
 4. **Checkpoint.** ``checkpoint.pt`` (network, optimiser, buffer, counters, every random state)
    and ``model.pt`` (the network alone, for ``az(net=...)``) are written to a temporary file and
-   renamed into place, so a run killed at any moment (``kill -9``) resumes from the last finished
-   iteration, exactly as if it had not stopped. A seeded run is reproducible on one machine (the
-   same thread count; ``torch.use_deterministic_algorithms``).
+   renamed into place (so is ``model.json``, the model card: game, network shape, training time
+   and counts, configuration), so a run killed at any moment (``kill -9``) resumes from the last
+   finished iteration, exactly as if it had not stopped. A seeded run is reproducible on one
+   machine (the same thread count; ``torch.use_deterministic_algorithms``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -44,6 +47,8 @@ from mctslab.search.az_options import AzConfig
 
 CHECKPOINT = "checkpoint.pt"
 MODEL = "model.pt"
+#: the model card beside the model (JSON)
+CARD = "model.json"
 
 
 @dataclass(frozen=True)
@@ -311,6 +316,27 @@ class Trainer:
             self.out / MODEL,
             {**az_net.net_payload(self.net, self.cfg.game), "iteration": self.iteration},
         )
+        card = self.out / CARD
+        tmp = card.with_name(card.name + ".tmp")
+        tmp.write_text(json.dumps(self.model_card(), indent=1) + "\n")
+        os.replace(tmp, card)
+
+    def model_card(self) -> dict[str, Any]:
+        """What ``model.json`` says of ``model.pt``: the game, the network's shape and size,
+        the training so far and its configuration, the last iteration's figures."""
+        return {
+            "game": self.cfg.game,
+            "network": dataclasses.asdict(self.net.shape),
+            "parameters": sum(p.numel() for p in self.net.parameters()),
+            "iterations": self.iteration,
+            "games": self.games,
+            "learner_steps": self.steps,
+            "training_seconds": round(self.seconds, 1),
+            "device": str(az_net.device()),
+            "torch": torch.__version__,
+            "config": dataclasses.asdict(self.cfg),
+            "last_iteration": self.last,
+        }
 
     def run(
         self,
