@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install system-deps demo test test-slow test-all bench lint format clean
+.PHONY: install system-deps demo test test-slow test-all bench reproduce report lint format clean
 
 install: $(STAMP)
 
@@ -45,6 +45,21 @@ test-all: install system-deps
 
 bench: install
 	$(BIN)/mctslab bench all
+
+# The deciding-scale runs of every source table, in the order of the plan in
+# experiments/reproduction-notes.md (cheap and diagnostic first, the timed tables last, unniced so
+# their time per move is honest), then the page. Resumable: rerun to go on (docs/experiments.md).
+REPRODUCE_FIXED := nogo_coin nogo_memory nogo_nf nogo_slow_nodes nogo_c_sweep nim_report \
+	nim_strategic nim_coin nim_time nogo_antidecisive nogo_go_playouts go_c_sweep go_slow_nodes \
+	nogo_scalability_uct nogo_scalability nogo_rave mdp_2048_book
+REPRODUCE_TIMED := hex_round_robin nogo_slow_nodes_time go_slow_nodes_time
+reproduce: install
+	set -e; for n in $(REPRODUCE_FIXED); do nice -n 10 $(BIN)/mctslab experiment run $$n --scale decide; done
+	set -e; for n in $(REPRODUCE_TIMED); do $(BIN)/mctslab experiment run $$n --scale decide; done
+	$(BIN)/mctslab experiment report
+
+report: install
+	$(BIN)/mctslab experiment report
 
 lint: install
 	$(BIN)/ruff check src tests

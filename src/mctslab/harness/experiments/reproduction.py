@@ -168,14 +168,16 @@ def _other_table(exp: Experiment, tr: TableResult) -> list[str]:
     ]
 
 
-def _open(name: str, results: Path, exports: Path) -> tuple[ResultsStore | None, str]:
+def _open(name: str, results: Path, exports: Path) -> tuple[ResultsStore, str]:
+    """The experiment's games: its database, else its export, else none (an empty database in
+    memory, so that the page still sets out the source's tables)."""
     db = results / f"{name}.sqlite"
     if db.is_file():
         return ResultsStore(db), f"`{db}`"
     path = archive.path_for(name, exports)
     if path.is_file():
         return archive.read(path), f"`{path}`"
-    return None, "no games yet"
+    return ResultsStore(":memory:"), "no games yet"
 
 
 def page(
@@ -185,23 +187,20 @@ def page(
     counts = {AGREES: 0, SAME: 0, DIFFERS: 0}
     body: list[str] = []
     summary = [
-        "| experiment | source | games | agrees | same direction | differs | data |",
+        "| experiment | what | games | agrees | same direction | differs | data |",
         "| --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for name in names:
         exp = load(name, scale)
         store, where = _open(exp.name, results, exports)
-        try:
-            res = collect(exp, store) if store is not None else None
-        finally:
-            if store is not None:
-                store.close()
+        with store:
+            res = collect(exp, store)
         body += [f"## {exp.title} (`{name}`)", "", f"Source: {exp.source}", ""]
         if exp.notes:
             body += [exp.notes.strip(), ""]
         mine = {AGREES: 0, SAME: 0, DIFFERS: 0}
         played = needed = 0
-        for tr in res or []:
+        for tr in res:
             if tr.table.title:
                 body += [f"### {tr.table.title}", ""]
             if exp.kind == "memory":
@@ -221,12 +220,10 @@ def page(
                     played += cr.match.summary.games
                 elif cr.score is not None:
                     played += len(cr.score.games)
-        if res is None:
-            body += ["Not run yet.", ""]
         for k in counts:
             counts[k] += mine[k]
         summary.append(
-            f"| `{name}` | {exp.source.split(',')[0][:60]} | {played}/{needed} | {mine[AGREES]} "
+            f"| `{exp.name}` | {exp.title} | {played}/{needed} | {mine[AGREES]} "
             f"| {mine[SAME]} | {mine[DIFFERS]} | {where} |"
         )
     head = [
