@@ -1,6 +1,7 @@
 """AlphaZero training: Nim's theory learnt by self-play, resume after a kill, determinism, and
 the trained network played by the az agent."""
 
+import json
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from mctslab.agents import make_agent
 
 torch = pytest.importorskip("torch")
 
-from mctslab.harness.az_train import CHECKPOINT, MODEL, TrainConfig, Trainer  # noqa: E402
+from mctslab.harness.az_train import CARD, CHECKPOINT, MODEL, TrainConfig, Trainer  # noqa: E402
 from mctslab.search import az_net  # noqa: E402
 
 TINY = dict(blocks=1, channels=8, hidden=16, sims=8, games=4, batch=16, steps=3, seed=3)
@@ -120,6 +121,9 @@ def test_kill_9_mid_run_leaves_a_checkpoint_that_resumes(tmp_path):
     resumed.iterate()
     assert Trainer(TrainConfig(game="nim(n=12,k=3)"), out).iteration == done + 1
     assert not [p for p in out.iterdir() if p.suffix == ".tmp"]
+    card = json.loads((out / CARD).read_text())
+    assert card["game"] == "nim(n=12,k=3,coin=false)" and card["iterations"] == done + 1
+    assert card["network"]["channels"] == 8 and card["parameters"] > 0
 
 
 def test_an_untrained_network_never_chooses_an_illegal_move(tmp_path):
@@ -166,3 +170,17 @@ def test_the_gumbel_agent_plays_legal_moves_and_needs_simulations(tmp_path):
     timed = make_agent(f"az(net={tmp_path / MODEL},time=0.1,gumbel=true)", game, seed=1)
     with pytest.raises(mctslab.MctslabError, match="sims=N"):
         timed.search(game.new_initial_state())
+
+
+def test_bench_az_reports_self_play_throughput():
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    args = ["bench", "az", "nim(n=12,k=3)", "--sims", "4", "--games", "2", "--blocks", "1",
+            "--channels", "4", "--json"]  # fmt: skip
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["positions"] >= 6 and data["positions_per_second"] > 0
+    assert data["simulations_per_second"] == pytest.approx(4 * data["positions_per_second"])

@@ -136,6 +136,15 @@ def self_play(
     }
 
 
+def worker_jobs(cfg: TrainConfig, net: az_net.AzNet, workers: int, seed: int) -> list[tuple]:
+    """The self-play of ``cfg.games`` games shared among ``workers`` processes: one job per
+    worker for :func:`_worker_play`, worker ``w`` seeded ``seed + w``."""
+    weights = {k: v.cpu() for k, v in net.state_dict().items()}
+    shares = [cfg.games // workers + (w < cfg.games % workers) for w in range(workers)]
+    shape = dataclasses.asdict(net.shape)
+    return [(cfg, shape, weights, n, seed + w) for w, n in enumerate(shares) if n]
+
+
 def _worker_play(args: tuple) -> dict[str, np.ndarray]:
     """Self-play in a worker process (the network arrives as its state dict)."""
     cfg, shape, weights, n_games, seed = args
@@ -260,14 +269,7 @@ class Trainer:
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn")
             )
-        weights = {k: v.cpu() for k, v in self.net.state_dict().items()}
-        shares = [cfg.games // self.workers + (w < cfg.games % self.workers) for w in
-                  range(self.workers)]  # fmt: skip
-        jobs = [
-            (cfg, dataclasses.asdict(self.net.shape), weights, n, seed * 1000 + w)
-            for w, n in enumerate(shares)
-            if n
-        ]
+        jobs = worker_jobs(cfg, self.net, self.workers, seed * 1000)
         parts = list(self._pool.map(_worker_play, jobs))
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
@@ -358,3 +360,40 @@ class Trainer:
             if self._pool is not None:
                 self._pool.shutdown()
                 self._pool = None
+
+
+def throughput(cfg: TrainConfig, workers: int = 1) -> dict[str, Any]:
+    """Self-play speed with an untrained network of ``cfg``'s shape: one round of ``cfg.games``
+    games (in ``workers`` processes), timed after a warm-up (a game in this process; with
+    workers, a first round) that compiles and loads.
+    Positions per second and network evaluations per second (counted in this process)."""
+    game = load_game(cfg.game)
+    check_game(game)
+    torch.manual_seed(cfg.seed)
+    net = az_net.AzNet(az_net.shape_for(game, cfg.blocks, cfg.channels, cfg.hidden))
+    self_play(game, net.eval(), dataclasses.replace(cfg, sims=2), 1, cfg.seed)  # warm-up
+    t0 = time.perf_counter()
+    if workers == 1:
+        samples = self_play(game, net, cfg, cfg.games, cfg.seed)
+    else:
+        import multiprocessing
+
+        jobs = worker_jobs(cfg, net, workers, cfg.seed)
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as p:
+            list(p.map(_worker_play, jobs))  # a first round: the workers compile and load
+            t0 = time.perf_counter()
+            parts = list(p.map(_worker_play, jobs))
+        samples = {k: np.concatenate([q[k] for q in parts]) for k in parts[0]}
+    seconds = time.perf_counter() - t0
+    positions = len(samples["z"])
+    return {
+        "game": game.spec.spec_string,
+        "network": dataclasses.asdict(net.shape),
+        "sims": cfg.sims,
+        "games": cfg.games,
+        "workers": workers,
+        "positions": positions,
+        "seconds": seconds,
+        "positions_per_second": positions / seconds,
+        "simulations_per_second": positions * cfg.sims / seconds,
+    }

@@ -1,6 +1,6 @@
-"""``mctslab train az`` (AlphaZero self-play training, :mod:`mctslab.harness.az_train`) and
-``mctslab bench connect-four`` (value-keeping moves on the solved positions,
-:mod:`mctslab.harness.connect_four_positions`)."""
+"""``mctslab train az`` (AlphaZero self-play training, :mod:`mctslab.harness.az_train`),
+``mctslab bench az`` (its self-play throughput) and ``mctslab bench connect-four``
+(value-keeping moves on the solved positions, :mod:`mctslab.harness.connect_four_positions`)."""
 
 from __future__ import annotations
 
@@ -160,4 +160,31 @@ def bench_connect_four(agent_spec, positions, seed, as_json):
         f"{result['agent']}: kept the value in {result['kept']} of {result['positions']} "
         f"positions ({result['rate']:.1%}, Wilson 95% [{result['wilson_low']:.1%}, "
         f"{result['wilson_high']:.1%}])"
+    )
+
+
+@click.command("az")
+@click.argument("game_spec", metavar="GAME")
+@click.option("--sims", default=50, show_default=True, type=click.IntRange(2, 100_000))
+@click.option("--games", default=32, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--blocks", default=2, show_default=True, type=click.IntRange(0, 40))
+@click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 512))
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def bench_az(game_spec, sims, games, workers, blocks, channels, as_json):
+    """Self-play throughput of mctslab train az: positions and simulations per second of one
+    round of GAMES games with an untrained network (after a warm-up game)."""
+    _require_torch()
+    from mctslab.harness.az_train import TrainConfig, throughput
+
+    cfg = TrainConfig(game=game_spec, blocks=blocks, channels=channels, sims=sims, games=games)
+    result = throughput(cfg, workers)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(
+        f"{result['game']}: {result['positions']} positions in {result['seconds']:.1f} s, "
+        f"{result['positions_per_second']:,.0f} positions/s, "
+        f"{result['simulations_per_second']:,.0f} simulations/s ({sims} sims a move, "
+        f"{workers} worker(s), {blocks} blocks x {channels} channels)"
     )
