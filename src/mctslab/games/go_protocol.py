@@ -17,7 +17,10 @@ class GoProtocol:
     name = "go"
     sizes = range(5, 20)
     #: GTP commands only this game answers (the engine's handlers)
-    extra: tuple[str, ...] = ("komi", "final_score", "kgs-genmove_cleanup")
+    extra: tuple[str, ...] = (
+        "komi", "final_score", "kgs-genmove_cleanup", "final_status_list", "fixed_handicap",
+        "place_free_handicap", "set_free_handicap", "get_komi",
+    )  # fmt: skip
     #: the engine's ``genmove`` reply when the game is already over
     over = "pass"
     #: game settings the protocol sets (Hex's ``param_game``): none

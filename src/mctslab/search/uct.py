@@ -277,11 +277,19 @@ class Uct:
             order = np.lexsort((-visits, -values))
         return int(tree.action[kids[order[0]]])
 
-    def principal_variation(self) -> list[int]:
-        """From the root, the actions of the most-visited visited child at each level."""
+    def principal_variation(self, first: int | None = None) -> list[int]:
+        """From the root, the actions of the most-visited visited child at each level; with
+        ``first``, the line that starts with the root move ``first`` (empty if it is not in the
+        tree)."""
         tree = self.tree
         pv: list[int] = []
         node = ROOT
+        if first is not None:
+            child = tree.child_with_action(ROOT, first)
+            if child is None:
+                return pv
+            node = child
+            pv.append(first)
         while True:
             kids = tree.children(node)
             if not kids:

@@ -17,6 +17,7 @@ hard limit. Every search is the agent's own, given a :class:`~mctslab.search.bud
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -90,18 +91,27 @@ class Clock:
             self.left, self.stones_left = self.period, self.stones
 
 
-def timed_search(agent: Agent, state: State, clock: Clock, most_left: int) -> SearchResult:
+def timed_search(
+    agent: Agent, state: State, clock: Clock, most_left: int, stop: threading.Event | None = None
+) -> SearchResult:
     """The agent's search of ``state`` under ``clock`` (the module doc); its own budget when the
     clock has no limit or the agent has no budget to replace (``random``). ``most_left`` is the
-    most moves the player may still have to make."""
+    most moves the player may still have to make; ``stop`` (GoGui's interrupt) ends the search
+    between two chunks."""
     budget = clock.budget(len(state.legal_actions()), most_left)
-    if budget is None or agent.budget is None:
+    if agent.budget is None:
         return agent.search(state)
+    if budget is None:
+        own = agent.budget
+        return agent.search(state, Budget(sims=own.sims, seconds=own.seconds, stop=stop))
     base, hard = budget
     start = time.perf_counter()
-    result = agent.search(state, Budget(seconds=max(base, 0.001)))
+    result = agent.search(state, Budget(seconds=max(base, 0.001), stop=stop))
     while (spent := time.perf_counter() - start) < hard - 0.01 and close(result):
-        result = agent.search(state, Budget(seconds=max(0.001, min(base / 2, hard - spent))))
+        if stop is not None and stop.is_set():
+            break
+        step = max(0.001, min(base / 2, hard - spent))
+        result = agent.search(state, Budget(seconds=step, stop=stop))
     return result
 
 

@@ -23,7 +23,9 @@ budget)``; under time control :func:`.clock.timed_search`).
 from __future__ import annotations
 
 import inspect
+import queue
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import IO, Any, get_type_hints
@@ -31,10 +33,14 @@ from typing import IO, Any, get_type_hints
 from mctslab import __version__ as _version
 from mctslab.agents import Agent, make_agent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
+from mctslab.games import go_ownership
 from mctslab.games.base import Game, State
 from mctslab.games.protocols import format_reply, protocol_for
+from mctslab.games.stones import setup_state
+from mctslab.interfaces.gtp.analysis import AnalysisCommands, Streamed
 from mctslab.interfaces.gtp.clock import Clock, timed_search
 from mctslab.interfaces.gtp.htp import HtpCommands, check_square
+from mctslab.interfaces.gtp.position import PositionCommands
 from mctslab.interfaces.gtp.protocol import (
     CONVERT,
     Colour,
@@ -44,6 +50,7 @@ from mctslab.interfaces.gtp.protocol import (
     parse_command,
     preprocess,
 )
+from mctslab.interfaces.gtp.tools import ToolCommands
 from mctslab.search import SearchResult
 from mctslab.search.budget import MAX_SECONDS
 
@@ -54,16 +61,29 @@ DEFAULT_RESIGN = 0.05
 #: visits at the root before a resignation is considered
 RESIGN_MIN_VISITS = 500
 #: commands that only some games answer (a protocol adapter's ``extra``)
-GAME_SPECIFIC = ("komi", "final_score", "kgs-genmove_cleanup", "param_game", "all_legal_moves")
+GAME_SPECIFIC = (
+    "komi", "final_score", "kgs-genmove_cleanup", "param_game", "all_legal_moves",
+    "final_status_list", "fixed_handicap", "place_free_handicap", "set_free_handicap", "get_komi",
+)  # fmt: skip
+#: the line GoGui writes to interrupt a running command (its interrupt protocol)
+INTERRUPT = "# interrupt"
 
 
 @dataclass
 class _Position:
     game: Game
     moves: list[tuple[int, int]] = field(default_factory=list)  # (player, action)
+    #: set-up stones (handicap, SGF ``AB``/``AW``): each point's colour and the player to move
+    setup: tuple[Any, int] | None = None
+
+    def start(self) -> State:
+        """The position before the first move."""
+        if self.setup is None:
+            return self.game.new_initial_state()
+        return setup_state(self.game, *self.setup)
 
 
-class Engine(HtpCommands):
+class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
     """A GTP/HTP engine: :meth:`handle` answers one input line; :meth:`serve` runs a session."""
 
     def __init__(
@@ -110,7 +130,7 @@ class Engine(HtpCommands):
 
     def _replay(self) -> None:
         game = self.pos.game
-        state = game.new_initial_state()
+        state = self.pos.start()
         for player, action in self.pos.moves:
             if state.current_player() != player:
                 self.adapter.force_to_move(game, state, player)
@@ -118,14 +138,15 @@ class Engine(HtpCommands):
         self.state = state
 
     def commands(self) -> dict[str, Any]:
-        """Command name -> handler: every ``cmd_<name>`` method (``gogui_`` and ``kgs_`` become
-        ``gogui-`` and ``kgs-``), less the game-specific commands of other games."""
+        """Command name -> handler: every ``cmd_<name>`` method (``gogui_``, ``kgs_``, ``lz_``
+        and ``gomill_`` become ``gogui-``, ``kgs-``, ``lz-`` and ``gomill-``), less the
+        game-specific commands of other games."""
         found = {}
         for attr in dir(self):
             if not attr.startswith("cmd_"):
                 continue
             name = attr[4:]
-            for prefix in ("gogui_", "kgs_"):
+            for prefix in ("gogui_", "kgs_", "lz_", "gomill_"):
                 if name.startswith(prefix):
                     name = prefix[:-1] + "-" + name[len(prefix) :]
             if name not in GAME_SPECIFIC or name in self.adapter.extra:
@@ -140,9 +161,13 @@ class Engine(HtpCommands):
             return None
         first = text.split()[0]
         cid = first if is_id(first) else ""
+        self.command_id = cid
         try:
             _, name, args = parse_command(text)
-            return format_reply(True, cid, self._dispatch(name, args))
+            result = self._dispatch(name, args)
+            if isinstance(result, Streamed):  # written as it went (live analysis)
+                return str(result)
+            return format_reply(True, cid, result)
         except (GtpError, MctslabError) as exc:
             return format_reply(False, cid, clip(str(exc)))
         except Exception as exc:  # never crash the engine (the controller would lose the game)
@@ -165,17 +190,52 @@ class Engine(HtpCommands):
             p = fixed[i] if i < len(fixed) else star
             values.append(CONVERT[hints.get(p.name, str)](arg))
         result = method(*values)
+        if isinstance(result, Streamed):
+            return result
         return "" if result is None else str(result)
 
     def serve(self, inp: IO[str] = sys.stdin, out: IO[str] = sys.stdout) -> None:
-        """Answer lines from ``inp`` until ``quit`` or the end of input."""
-        for line in inp:
-            reply = self.handle(line)
-            if reply is not None:
-                out.write(reply)
-                out.flush()
-            if self.done:
-                break
+        """Answer lines from ``inp`` until ``quit`` or the end of input.
+
+        A reader thread queues the input lines and sets :attr:`pending` whenever a command waits
+        (a running analysis then stops, :mod:`.analysis`), and :attr:`interrupt` too when
+        GoGui's ``# interrupt`` line arrives (a running ``genmove`` then stops with its best move
+        so far); commands are answered one at a time, in order."""
+        lines: queue.Queue[str | None] = queue.Queue()
+        lock = threading.Lock()
+        pending, interrupt = threading.Event(), threading.Event()
+        self.pending, self.interrupt = pending, interrupt
+
+        def read() -> None:
+            for line in inp:
+                with lock:
+                    if line.strip() == INTERRUPT:
+                        interrupt.set()
+                    else:
+                        lines.put(line)
+                    pending.set()
+            lines.put(None)
+            pending.set()
+
+        def emit(text: str) -> None:
+            out.write(text)
+            out.flush()
+
+        self.emit = emit
+        threading.Thread(target=read, daemon=True, name="gtp-reader").start()
+        try:
+            while (line := lines.get()) is not None:
+                with lock:
+                    if lines.empty():
+                        pending.clear()
+                    interrupt.clear()
+                reply = self.handle(line)
+                if reply is not None:
+                    emit(reply)
+                if self.done:
+                    break
+        finally:
+            self.pending = self.interrupt = self.emit = None
 
     # -- administrative commands ------------------------------------------------------------
     def cmd_protocol_version(self):
@@ -218,8 +278,9 @@ class Engine(HtpCommands):
     def _rebuild_game(self, clear: bool) -> None:
         game = self.adapter.load(self.size, self.komi, **self.params)
         moves = [] if clear else self.pos.moves
+        setup = None if clear else self.pos.setup
         self._new_game(game)
-        self.pos.moves = moves
+        self.pos.moves, self.pos.setup = moves, setup
         self._replay()
         if clear or self.agent.game != game:
             self.agent = make_agent(self.agent_spec, game, seed=self.seed)
@@ -309,7 +370,9 @@ class Engine(HtpCommands):
     def _search(self, state: State, colour: int) -> SearchResult:
         """The agent's search of ``state`` under ``colour``'s clock."""
         most_left = (self.pos.game.spec.max_game_length - len(self.pos.moves) + 1) // 2
-        return timed_search(self.agent, state, self.clocks[colour], most_left)
+        if self._reporting is not None:  # lz-genmove_analyze
+            return self._reported_search(state, self.clocks[colour], most_left)
+        return timed_search(self.agent, state, self.clocks[colour], most_left, self.interrupt)
 
     # -- time -------------------------------------------------------------------------------
     def cmd_time_settings(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int):
@@ -337,19 +400,10 @@ class Engine(HtpCommands):
     def cmd_final_score(self):
         if self.adapter.name == "hex":
             return self.adapter.score(self.pos.game, self.state)
-        score = self.pos.game.score(self.state.array)
+        score = go_ownership.final_score(self.pos.game, self.state)
         if score == 0:
             return "0"
         return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
-
-    def cmd_gogui_analyze_commands(self):
-        return "\n".join(
-            [
-                "gfx/Visits/gogui-visits",
-                "gfx/Win rate/gogui-winrate",
-                "gfx/Principal variation/gogui-pv",
-            ]
-        )
 
     def _analysis(self) -> SearchResult:
         """The last search of the current position (a new search if it has none)."""
