@@ -1,5 +1,7 @@
-"""A full 9x9 game over GTP against GNU Go (Debian package ``gnugo``; ``make test`` installs it):
-it ends legally (two passes or a resignation) and both engines score it."""
+"""Full games over GTP against GNU Go (Debian package ``gnugo``; ``make test`` installs it): they
+end legally (two passes or a resignation) and both engines score them; on games played to the
+end (two passes) the two engines' ``final_score`` and dead stones (``final_status_list``)
+agree."""
 
 import re
 import shutil
@@ -47,46 +49,61 @@ def ours(engine, command):
     return reply[0] == "=", reply[1:].strip()
 
 
+def play(engine, gnugo, size, komi, first="b"):
+    """Play a game between the two engines from an empty board; returns how it ended."""
+    for command in (f"boardsize {size}", "clear_board", f"komi {komi}"):
+        assert gnugo.send(command)[0] and ours(engine, command)[0]
+    players = {first: (engine, gnugo), "bw".replace(first, ""): (gnugo, engine)}
+    colour, passes, moves = "b", 0, []
+    while len(moves) < 300:
+        mover, other = players[colour]
+        ask = (lambda c: ours(engine, c)) if mover is engine else gnugo.send
+        ok, move = ask(f"genmove {colour}")
+        assert ok, move
+        move = move.lower()
+        moves.append(move)
+        if move == "resign":
+            return "resign"
+        tell = (lambda c: ours(engine, c)) if other is engine else gnugo.send
+        ok, reply = tell(f"play {colour} {move}")
+        assert ok, f"move {len(moves)} {colour} {move} refused: {reply}"
+        passes = passes + 1 if move == "pass" else 0
+        if passes == 2:
+            return "passes"
+        colour = "w" if colour == "b" else "b"
+    raise AssertionError("the game did not end in 300 moves")
+
+
 def test_a_full_game_against_gnugo_ends_legally_and_is_scored():
     engine = Engine("go", "mcts(sims=400)", seed=11, resign=0.02)
     gnugo = Gnugo()
     try:
-        for command in ("boardsize 9", "clear_board", "komi 7.5"):
-            assert gnugo.send(command)[0] and ours(engine, command)[0]
-        players = {"b": (engine, gnugo), "w": (gnugo, engine)}
-        colour, passes, moves, ended = "b", 0, [], None
-        while len(moves) < 300:
-            mover, other = players[colour]
-            ok, move = (
-                ours(mover, f"genmove {colour}")
-                if mover is engine
-                else mover.send(f"genmove {colour}")
-            )
-            assert ok, move
-            move = move.lower()
-            moves.append(move)
-            if move == "resign":
-                ended = "resign"
-                break
-            ok, reply = (
-                ours(other, f"play {colour} {move}")
-                if other is engine
-                else other.send(f"play {colour} {move}")
-            )
-            assert ok, f"move {len(moves)} {colour} {move} refused: {reply}"
-            passes = passes + 1 if move == "pass" else 0
-            if passes == 2:
-                ended = "passes"
-                break
-            colour = "w" if colour == "b" else "b"
-        assert ended is not None, "the game did not end in 300 moves"
+        ended = play(engine, gnugo, 9, 7.5)
+        assert ended == "resign" or engine.state.is_terminal()
         ok, our_score = ours(engine, "final_score")
         assert ok and re.fullmatch(r"[BW]\+\d+(\.5)?|0", our_score)
         ok, their_score = gnugo.send("final_score")
         assert ok and re.fullmatch(r"[BW]\+\d+(\.\d+)?|0", their_score)
-        if ended == "passes":
-            assert engine.state.is_terminal()
-            r = engine.state.returns()
-            assert our_score[0] == ("B" if r[0] > 0 else "W")
+    finally:
+        gnugo.close()
+
+
+def dead_stones(reply):
+    return sorted(reply.upper().split())
+
+
+@pytest.mark.parametrize("first", ["b", "w"])
+def test_scores_and_dead_stones_agree_with_gnugo_on_finished_games(first):
+    """Small boards, games played out to two passes (no resignation): both engines score the
+    final position the same, dead stones included (issue 17)."""
+    engine = Engine("go", "mcts(sims=300)", seed=3, resign=0)
+    gnugo = Gnugo()
+    try:
+        assert play(engine, gnugo, 7, 0.5, first) == "passes"
+        ok, ours_dead = ours(engine, "final_status_list dead")
+        theirs_dead = gnugo.send("final_status_list dead")
+        assert ok and theirs_dead[0]
+        assert dead_stones(ours_dead) == dead_stones(theirs_dead[1])
+        assert ours(engine, "final_score") == gnugo.send("final_score")
     finally:
         gnugo.close()
