@@ -226,6 +226,13 @@ def test_lz_genmove_analyze_and_the_gogui_displays():
     assert lines[-3].startswith("play ") and all(x.startswith("info ") for x in lines[1:-3])
     assert len(engine.pos.moves) == 1
     assert engine.handle("lz-analyze b 1 extra").startswith("? unexpected 'extra'")
+    assert engine.handle("lz-analyze interval").startswith("? interval needs a value")
+    reply = engine.handle("lz-analyze b interval 1")  # Black's moves, White to move
+    assert reply.startswith("=\ninfo move ") and reply.endswith("\n\n")
+    assert engine.state.current_player() == 1 and len(engine.pos.moves) == 1
+    assert Engine("go", "random").handle("lz-analyze 10") == (
+        "? agent random keeps no search statistics\n\n"
+    )
     ok, text = ask(engine, "gogui-analyze_commands")
     assert "dboard/Visits (board)/gogui-visits_board" in text
     assert "pspairs/Principal variation (numbers)/gogui-pv_numbers" in text

@@ -34,10 +34,14 @@ from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
 def gtp(game, agent, size, komi, resign, seed, swap):
     """Speak GTP v2 (go, nogo) or HTP (hex) on stdin/stdout, for GUIs and referees.
 
-    Commands: the GTP required set plus undo, showboard, final_score, time_settings, time_left,
-    kgs-genmove_cleanup and gogui-analyze_commands (visits, win rates, principal variation);
-    hex adds param_game (allow_swap) and all_legal_moves. `list_commands` lists them. Errors
-    are GTP replies (`? message`); the engine never stops on bad input.
+    Commands: the GTP required set plus undo, showboard, time_settings, time_left,
+    kgs-time_settings, loadsgf, printsgf, is_legal, query_boardsize, echo, reg_genmove, cputime,
+    gomill-describe_engine, live analysis (lz-analyze, lz-genmove_analyze, gogui-interrupt) and
+    gogui-analyze_commands (visits, win rates, principal variation); go adds final_score and
+    final_status_list (dead stones by playout ownership), the handicap commands, get_komi and
+    kgs-genmove_cleanup; hex adds param_game (allow_swap), all_legal_moves and final_score
+    (B+/W+). `list_commands` lists them. Errors are GTP replies (`? message`); the engine never
+    stops on bad input.
     """
     try:
         engine = Engine(

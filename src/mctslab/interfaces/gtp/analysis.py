@@ -144,7 +144,7 @@ class AnalysisCommands:
         if colour is not None and state.current_player() != colour:
             self.adapter.force_to_move(self.pos.game, state, colour)
             state.history = []
-        self._check_statistics(state)
+        self._check_statistics()
         lines = self._start_stream()
         stop = self.pending
         budget = Budget(seconds=interval)  # the first interval always runs
@@ -157,13 +157,14 @@ class AnalysisCommands:
         self.last_result, self._analysed = result, list(self.pos.moves)
         return Streamed("".join(lines) + "\n")
 
-    def _check_statistics(self, state) -> None:
+    def _check_statistics(self) -> None:
+        """Refuse an agent that does not search (``random``): it has no statistics to show."""
         if self.agent.budget is None:
             raise GtpError(f"agent {self.agent.spec_string} keeps no search statistics")
 
     def cmd_lz_genmove_analyze(self, colour: Colour, *args: str):
         _, interval = parse_analyze_args(args)
-        self._check_statistics(self.state)
+        self._check_statistics()
         lines = self._start_stream()
         self._reporting = (interval, lines)
         try:
