@@ -184,3 +184,27 @@ def test_bench_az_reports_self_play_throughput():
     data = json.loads(res.output)
     assert data["positions"] >= 6 and data["positions_per_second"] > 0
     assert data["simulations_per_second"] == pytest.approx(4 * data["positions_per_second"])
+
+
+def test_each_evaluated_network_plays_matches_stored_in_the_run_database(tmp_path):
+    from mctslab.harness import az_eval
+    from mctslab.harness.store import ResultsStore
+
+    cfg = TrainConfig(game="nim(n=12,k=3)", eval_games=2, eval_every=1, eval_sims=4,
+                      eval_against="random", **TINY)  # fmt: skip
+    t = Trainer(cfg, tmp_path)
+    t.iterate()
+    t.iterate()
+    first, second = t.evaluations
+    assert first["promoted"] and "best" not in first and first["against"]["games"] == 2
+    assert second["best"]["spec"] == f"az(net={tmp_path / 'models' / 'iter-00001.pt'},sims=4)"
+    assert t.best in (first["model"], second["model"])
+    assert (tmp_path / az_eval.PLOT).stat().st_size > 0
+    store = ResultsStore(tmp_path / az_eval.EVAL_DB, readonly=True)
+    try:
+        assert len(store.runs()) == 3  # two against random, one against the best
+    finally:
+        store.close()
+    card = json.loads((tmp_path / CARD).read_text())
+    assert card["best"] == t.best and len(card["evaluations"]) == 2
+    assert Trainer(cfg, tmp_path).evaluations == t.evaluations  # kept by the checkpoint

@@ -15,7 +15,10 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    the game's symmetries, drawn uniformly (data augmentation, :mod:`mctslab.games.symmetry`).
 3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
    ``(z - v)^2 - pi . log p`` (weight decay ``weight_decay`` as the L2 term).
-4. **Checkpoint.** ``checkpoint.pt`` (network, optimiser, buffer, counters, every random state)
+4. **Evaluation** every ``eval_every`` iterations when ``eval_games`` > 0: matches against a
+   pure MCTS agent and the best network so far, in the run's results database
+   (:mod:`mctslab.harness.az_eval`).
+5. **Checkpoint.** ``checkpoint.pt`` (network, optimiser, buffer, counters, every random state)
    and ``model.pt`` (the network alone, for ``az(net=...)``) are written to a temporary file and
    renamed into place (so is ``model.json``, the model card: game, network shape, training time
    and counts, configuration), so a run killed at any moment (``kill -9``) resumes from the last
@@ -72,6 +75,11 @@ class TrainConfig:
     noise_frac: float = 0.25
     gumbel: bool = False
     seed: int = 0
+    #: evaluation (:mod:`mctslab.harness.az_eval`): games per match, 0 for none
+    eval_games: int = 0
+    eval_every: int = 5
+    eval_sims: int = 50
+    eval_against: str = "mcts(sims=1000)"
 
     def search_config(self) -> AzConfig:
         return AzConfig(
@@ -248,6 +256,8 @@ class Trainer:
         self.iteration = self.games = self.steps = 0
         self.seconds = 0.0
         self.last: dict[str, float] = {}
+        self.evaluations: list[dict[str, Any]] = []
+        self.best: str | None = None
         if ck is not None:
             self.net.load_state_dict(ck["net"])
             self.opt.load_state_dict(ck["optimizer"])
@@ -256,6 +266,7 @@ class Trainer:
             torch.set_rng_state(ck["torch_rng"])
             self.iteration, self.games, self.steps = ck["iteration"], ck["games"], ck["steps"]
             self.seconds, self.last = ck["seconds"], ck["last"]
+            self.evaluations, self.best = ck["evaluations"], ck["best"]
         self.symmetries = self.game.symmetries()
         self._pool: ProcessPoolExecutor | None = None
 
@@ -295,8 +306,26 @@ class Trainer:
             "policy_loss": float(np.mean([p for p, _ in losses])),
             "value_loss": float(np.mean([v for _, v in losses])),
         }
+        if self.cfg.eval_games and self.iteration % self.cfg.eval_every == 0:
+            self._evaluate()
         self.save()
         return self.last
+
+    def _evaluate(self) -> None:
+        """Freeze the network and play the evaluation matches (:mod:`mctslab.harness.az_eval`)."""
+        from mctslab.harness import az_eval
+
+        cfg = self.cfg
+        snapshot = self.out / az_eval.MODELS / f"iter-{self.iteration:05d}.pt"
+        az_net.save(snapshot, az_net.net_payload(self.net, cfg.game))
+        entry = az_eval.evaluate(
+            self.out, self.game, self.iteration, self.seconds, snapshot, self.best,
+            cfg.eval_games, cfg.eval_sims, cfg.eval_against,
+        )  # fmt: skip
+        if entry["promoted"]:
+            self.best = str(snapshot)
+        self.evaluations.append(entry)
+        az_eval.plot(self.evaluations, self.out / az_eval.PLOT)
 
     def save(self) -> None:
         payload = {
@@ -312,6 +341,8 @@ class Trainer:
             "steps": self.steps,
             "seconds": self.seconds,
             "last": self.last,
+            "evaluations": self.evaluations,
+            "best": self.best,
         }
         az_net.save(self.out / CHECKPOINT, payload)
         az_net.save(
@@ -338,6 +369,8 @@ class Trainer:
             "torch": torch.__version__,
             "config": dataclasses.asdict(self.cfg),
             "last_iteration": self.last,
+            "best": self.best,
+            "evaluations": self.evaluations,
         }
 
     def run(

@@ -73,6 +73,25 @@ def _require_torch() -> None:
     help="self-play games per iteration, played together (a new run only)",
 )
 @click.option(
+    "--eval-games",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100_000),
+    help="games per evaluation match, stored in DIR/eval.sqlite; 0: no evaluation",
+)
+@click.option(
+    "--eval-every", default=5, show_default=True, type=click.IntRange(1, 10**6),
+    help="iterations between two evaluations",
+)  # fmt: skip
+@click.option(
+    "--eval-sims", default=50, show_default=True, type=click.IntRange(1, 10**6),
+    help="simulations a move of the evaluated networks",
+)  # fmt: skip
+@click.option(
+    "--eval-against", default="mcts(sims=1000)", show_default=True,
+    help="the agent each network is measured against (besides the best network so far)",
+)  # fmt: skip
+@click.option(
     "--gumbel",
     is_flag=True,
     help="Gumbel AlphaZero self-play with completed-Q policy targets (a new run only)",
@@ -84,7 +103,10 @@ def _require_torch() -> None:
     type=click.IntRange(0, 2**62),
     help="random seed (a new run only)",
 )
-def train_az(game_spec, minutes, steps, workers, out, blocks, channels, sims, games, gumbel, seed):
+def train_az(
+    game_spec, minutes, steps, workers, out, blocks, channels, sims, games, eval_games,
+    eval_every, eval_sims, eval_against, gumbel, seed,
+):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it. Without --minutes or --steps it trains 10 minutes."""
@@ -103,6 +125,10 @@ def train_az(game_spec, minutes, steps, workers, out, blocks, channels, sims, ga
         games=games,
         gumbel=gumbel,
         seed=seed,
+        eval_games=eval_games,
+        eval_every=eval_every,
+        eval_sims=eval_sims,
+        eval_against=eval_against,
     )
     trainer = Trainer(cfg, out, workers=workers)
     if trainer.iteration:
@@ -127,6 +153,9 @@ def train_az(game_spec, minutes, steps, workers, out, blocks, channels, sims, ga
                 f"{last['positions_per_second']:,.0f} pos/s, policy loss "
                 f"{last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}"
             )
+            if t.evaluations and t.evaluations[-1]["iteration"] == t.iteration:
+                score = t.evaluations[-1]["against"]["win_rate_a"]
+                stats += f", {score:.0%} vs {t.cfg.eval_against}"
             bar.update(task, completed=t.steps, stats=stats)
 
         trainer.run(steps=steps, minutes=minutes, report=report)
