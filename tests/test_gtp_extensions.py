@@ -156,23 +156,36 @@ def test_dead_stones_by_ownership_and_the_score_that_follows():
     assert ask(engine, "final_score") == (True, "B+73.5")
 
 
+_PV = re.compile(r"(pass|[A-Za-z]\d+)(\s+(pass|[A-Za-z]\d+))*$")
+
+
 def sabaki_parse(line):
-    """An ``lz-analyze`` line as Sabaki reads it: split at ``info``, key-value pairs up to
-    ``pv``, the rest the variation; winrate in hundredths of a percent."""
+    """An ``lz-analyze`` line read as Sabaki reads it (SabakiHQ/Sabaki, ``src/modules/
+    analysis.js``, ``parseAnalysis``, ported line by line): split at ``info``, the trailing run
+    of vertices is the variation (cut at a pass), the tokens before it less the ``pv`` keyword
+    are key-value pairs, pass moves are dropped, and an integer ``winrate`` is in hundredths of
+    a percent. The other keys (``prior``, ``lcb``, ``order``) are kept as read."""
     out = []
-    for chunk in re.split(r"\s*info\s+", line)[1:]:
-        head, _, pv = chunk.partition(" pv ")
-        words = head.split()
-        fields = dict(zip(words[::2], words[1::2], strict=True))
+    for x in (x.strip() for x in re.split(r"\s*info\s+", line)[1:]):
+        match = _PV.search(x)
+        if match is None:
+            continue
+        pv_text = match.group(0)
+        cut = pv_text.find("pass")
+        pv = [m for m in pv_text[: cut if cut >= 0 else None].split() if len(m) >= 2]
+        tokens = x[: match.start()].strip().split()[:-1]
+        fields = dict(zip(tokens[::2], tokens[1::2], strict=True))
+        if not re.fullmatch(r"[A-Za-z]\d+", fields["move"]):
+            continue
+        winrate = fields["winrate"]
         out.append(
             {
-                "move": fields["move"],
+                **fields,
                 "visits": int(fields["visits"]),
-                "winrate": int(fields["winrate"]) / 100,
-                "prior": int(fields["prior"]),
+                "winrate": float(winrate) * 100 if "." in winrate else int(winrate) / 100,
                 "lcb": int(fields["lcb"]) / 100,
                 "order": int(fields["order"]),
-                "pv": pv.split(),
+                "moves": pv,
             }
         )
     return out
@@ -180,7 +193,7 @@ def sabaki_parse(line):
 
 @pytest.mark.parametrize(
     ("game", "size", "vertex"),
-    [("go", 9, r"[A-HJ]\d|pass"), ("nogo", 7, r"[A-G]\d"), ("hex", 5, r"[a-e]\d")],
+    [("go", 9, r"[A-HJ]\d"), ("nogo", 7, r"[A-G]\d"), ("hex", 5, r"[a-e]\d")],
 )
 def test_lz_analyze_streams_until_the_next_command(game, size, vertex):
     engine = Engine(game, "mcts(sims=100000)", size=size, seed=1)
@@ -204,9 +217,10 @@ def test_lz_analyze_streams_until_the_next_command(game, size, vertex):
     visits = []
     for line in infos + rest[:-1]:
         moves = sabaki_parse(line)
-        assert moves and [m["order"] for m in moves] == list(range(len(moves)))
+        orders = [m["order"] for m in moves]  # Sabaki drops the pass
+        assert moves and orders == sorted(set(orders)) and orders[-1] <= len(moves)
         for m in moves:
-            assert re.fullmatch(vertex, m["move"]) and m["pv"][0] == m["move"]
+            assert re.fullmatch(vertex, m["move"]) and m["moves"][0] == m["move"]
             assert 0 <= m["lcb"] <= m["winrate"] <= 100 and m["visits"] > 0
         assert [m["visits"] for m in moves] == sorted((m["visits"] for m in moves), reverse=True)
         visits.append(sum(m["visits"] for m in moves))
