@@ -278,3 +278,16 @@ def test_gogui_interrupt_stops_a_long_genmove():
     server.join(timeout=20)
     assert time.perf_counter() - start < 5 and not server.is_alive()
     assert re.match(r"= [A-G]\d\n\n=\n\n", out.getvalue())
+
+
+def test_an_error_inside_a_streamed_reply_ends_it_cleanly(capsys):
+    engine = Engine("go", AGENT, size=9)
+
+    def broken(state, budget=None):
+        raise RuntimeError("boom")
+
+    engine.agent.search = broken
+    assert engine.handle("5 lz-analyze 1") == "=5\n\n"
+    assert engine.handle("lz-genmove_analyze b 1") == "=\n\n"
+    assert not engine.pos.moves and "analysis stopped: RuntimeError: boom" in capsys.readouterr().err
+    assert ask(engine, "name") == (True, "mctslab")

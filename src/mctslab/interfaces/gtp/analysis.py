@@ -29,6 +29,7 @@ and win values as ``dboard`` (a number per point, top row first).
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +43,12 @@ from mctslab.search.uct import Uct
 
 #: the shortest interval between two ``info`` lines (centiseconds; 0 means 1)
 MIN_INTERVAL = 1
+
+
+def _log(exc: Exception) -> None:
+    """An error after a streamed reply began (GTP has no way to report it there): on stderr,
+    which GTP controllers show in their engine log."""
+    print(f"mctslab: analysis stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
 
 
 class Streamed(str):
@@ -148,13 +155,18 @@ class AnalysisCommands:
         lines = self._start_stream()
         stop = self.pending
         budget = Budget(seconds=interval)  # the first interval always runs
-        while True:
-            result = self.agent.search(state, budget)
-            self._write(lines, self._info(result, state.current_player()) + "\n")
-            if stop is None or stop.is_set():
-                break
-            budget = Budget(seconds=interval, stop=stop)
-        self.last_result, self._analysed = result, list(self.pos.moves)
+        try:
+            while True:
+                result = self.agent.search(state, budget)
+                self._write(lines, self._info(result, state.current_player()) + "\n")
+                if stop is None or stop.is_set():
+                    break
+                budget = Budget(seconds=interval, stop=stop)
+        except Exception as exc:  # the reply has begun: end it, say why on stderr
+            _log(exc)
+        else:
+            if colour is None or colour == self.state.current_player():
+                self.last_result, self._analysed = result, list(self.pos.moves)
         return Streamed("".join(lines) + "\n")
 
     def _check_statistics(self) -> None:
@@ -168,10 +180,11 @@ class AnalysisCommands:
         lines = self._start_stream()
         self._reporting = (interval, lines)
         try:
-            move = self._genmove(colour, cleanup=False)
+            self._write(lines, f"play {self._genmove(colour, cleanup=False)}\n")
+        except Exception as exc:  # the reply has begun: end it without a move, say why
+            _log(exc)
         finally:
             self._reporting = None
-        self._write(lines, f"play {move}\n")
         return Streamed("".join(lines) + "\n")
 
     def _reported_search(self, state, clock: Clock, most_left: int) -> SearchResult:
