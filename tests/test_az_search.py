@@ -167,3 +167,55 @@ def test_completed_q_fills_unvisited_actions_with_the_mixed_value():
     assert cq == pytest.approx([0.5, mix, mix])
     assert gumbel.phases(1) == 1 and gumbel.phases(3) == 2 and gumbel.phases(16) == 4
     assert gumbel.halve(np.array([1.0, 3.0, 2.0]), [0, 1, 2]) == [1, 2]
+
+
+def test_extract_keeps_a_subtree_with_its_statistics():
+    game = mctslab.load_game("nim(n=5,k=3)")
+    search = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5, seed=0)
+    tree = search.new_tree(30)
+    search.run([tree], [game.new_initial_state().array], 30)
+    node = az_tree.child_by_action(tree, 0, 0)  # take 1: 4 left
+    assert node > 0 and az_tree.child_by_action(tree, 0, 7) == -1
+    sub = az_tree.new_tree(100)
+    kept = az_tree.extract(tree, node, sub)
+    assert kept > 1 and sub.used[0] == kept and sub.visits[0] == tree.visits[node]
+    for action in range(3):  # the children of the new root are the old node's
+        old, new = (
+            az_tree.child_by_action(tree, node, action),
+            az_tree.child_by_action(sub, 0, action),
+        )
+        assert tree.visits[old] == sub.visits[new] and tree.wsum[old] == sub.wsum[new]
+        assert sub.parent[new] == 0
+    assert int(sub.visits[1:kept].sum()) <= int(tree.visits[node]) * 3
+
+
+def test_tree_reuse_continues_in_the_subtree_of_the_position_reached():
+    """After the agent's search and two moves, the next search starts from the statistics the
+    first gathered there; a position reached otherwise (or with reuse off) starts afresh."""
+    from mctslab.search.budget import Budget
+
+    game = mctslab.load_game("nim(n=9,k=3)")
+    search = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5_or_uniform, seed=0)
+    state = game.new_initial_state()
+    first = search.search(state, Budget(sims=200))
+    assert first.reused_fraction == 0.0
+    state.apply_action(0)
+    state.apply_action(0)  # 7 left
+    second = search.search(state, Budget(sims=10))
+    assert 0 < second.reused_fraction < 1
+    assert sum(second.visits) > 10  # inherited visits beside the 10 new simulations
+    assert second.simulations == 10
+    other = game.new_initial_state()
+    other.array[0] = 7  # the same counters, but not reached from the last root by moves
+    assert search.search(other, Budget(sims=10)).reused_fraction == 0.0
+    off = AzSearch(game, AzConfig(batch=1, reuse=False), fake_network5_or_uniform, seed=0)
+    off.search(game.new_initial_state(), Budget(sims=50))
+    assert off.search(state, Budget(sims=10)).reused_fraction == 0.0
+
+
+def fake_network5_or_uniform(obs, mask):
+    """FAKE5 up to 5 counters, uniform priors and value 0 above."""
+    counters = obs.reshape(len(obs), -1).argmax(axis=1)
+    priors = np.array([FAKE5.get(int(n), ((1, 1, 1), 0.0))[0] for n in counters], float) * mask
+    values = np.array([FAKE5.get(int(n), ((1, 1, 1), 0.0))[1] for n in counters])
+    return priors / priors.sum(axis=1, keepdims=True), values

@@ -52,3 +52,7 @@ class AzAgent(Agent):
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self.searcher.search(state, budget or self.budget)
+
+    def reset(self) -> None:
+        super().reset()
+        self.searcher.reset()

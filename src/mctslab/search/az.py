@@ -64,11 +64,42 @@ class AzSearch:
         self._path = np.empty(spec.max_game_length + 2, dtype=np.int64)
         self._legal = np.empty(spec.num_distinct_actions, dtype=np.int32)
         self._returns = np.zeros(2)
+        #: the last search's tree, and its root's history and state (tree reuse)
+        self._last: tuple[AzTree, list[int], np.ndarray] | None = None
+
+    def reset(self) -> None:
+        """Forget the last tree (a new game)."""
+        self._last = None
+
+    def _reused(self, state: State, extra: int) -> tuple[AzTree | None, float]:
+        """The subtree of the last search's tree at ``state`` when ``state`` follows its root
+        by moves it explored (checked by replaying them), in a tree with room for ``extra`` more
+        nodes; and the share of the old tree's nodes kept. ``(None, 0)`` otherwise."""
+        if self._last is None:
+            return None, 0.0
+        old, history, array = self._last
+        moves = state.history[len(history) :]
+        if state.history[: len(history)] != history:
+            return None, 0.0
+        replay, node = array.copy(), 0
+        for move in moves:
+            node = az_tree.child_by_action(old, node, move)
+            if node < 0:
+                return None, 0.0
+            self.game.kernels.apply_action(self.game.consts, replay, move)
+        if not np.array_equal(replay, state.array):
+            return None, 0.0
+        tree = az_tree.new_tree(extra + int(old.used[0]))
+        kept = az_tree.extract(old, node, tree)
+        return tree, kept / int(old.used[0])
+
+    def capacity(self, sims: int | None) -> int:
+        """Nodes enough for ``sims`` simulations (None: :data:`MAX_NODES`)."""
+        return MAX_NODES if sims is None else 1 + self.game.spec.num_distinct_actions * (sims + 1)
 
     def new_tree(self, sims: int | None) -> AzTree:
         """A tree big enough for ``sims`` simulations (None: :data:`MAX_NODES`)."""
-        a = self.game.spec.num_distinct_actions
-        return az_tree.new_tree(MAX_NODES if sims is None else 1 + a * (sims + 1))
+        return az_tree.new_tree(self.capacity(sims))
 
     def run(self, trees: list[AzTree], roots: list[np.ndarray], sims: int) -> int:
         """Run up to ``sims`` more simulations in each tree (root states ``roots``), ``batch``
@@ -161,8 +192,10 @@ class AzSearch:
         return gumbel.sigma((cq + 1) / 2, visits, self.config.c_visit, self.config.c_scale)
 
     def search(self, state: State, budget: Budget) -> SearchResult:
-        """One search from ``state`` to the budget (a fresh tree); with ``gumbel`` the budget
-        must be simulations only (sequential halving plans them)."""
+        """One search from ``state`` to the budget: in the last search's subtree at ``state``
+        with ``reuse`` (the slides' knowledge transfer), else in a fresh tree; with ``gumbel``
+        always a fresh tree, and the budget must be simulations only (sequential halving plans
+        them)."""
         if state.current_player() < 0:
             raise MctslabError("search needs a position with a player to move")
         start = time.perf_counter()
@@ -175,11 +208,18 @@ class AzSearch:
             out = result(tree, budget.sims, time.perf_counter() - start)
             out.action = int(tree.action[chosen])
             return out
-        tree = self.new_tree(
-            budget.sims if budget.seconds is None and budget.stop is None else None
-        )
+        planned = budget.sims if budget.seconds is None and budget.stop is None else None
+        tree, kept = None, 0.0
+        if self.config.reuse:
+            tree, kept = self._reused(state, self.capacity(planned))
+        if tree is None:
+            tree = self.new_tree(planned)
         sims = run_budget(lambda n: self.run([tree], [root], n), budget, start)
-        return result(tree, sims, time.perf_counter() - start)
+        if self.config.reuse:
+            self._last = (tree, list(state.history), root)
+        out = result(tree, sims, time.perf_counter() - start)
+        out.reused_fraction = kept
+        return out
 
 
 def root_children(tree: AzTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

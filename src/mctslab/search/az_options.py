@@ -33,6 +33,8 @@ AZ_OPTIONS: tuple[Option, ...] = (
            source=_LEELA, attr="fpu"),
     Option("batch", int, 8, "leaves per network call within one search (virtual loss)", ge=1,
            le=256, attr="batch"),
+    Option("reuse", bool, True, "keep the subtree of the position reached between moves",
+           attr="reuse"),
     Option("gumbel", bool, False, "Gumbel AlphaZero at the root: Gumbel-top-k and sequential "
            "halving (needs sims)", source=_GUMBEL, attr="gumbel"),
     Option("gumbel_m", int, 16, "gumbel: actions considered at the root", ge=1, source=_GUMBEL,

@@ -128,3 +128,48 @@ def backup(tree, path, depth, values):
     for i in range(1, depth + 1):
         node = path[i]
         tree.wsum[node] += 1.0 + values[tree.mover[tree.parent[node]]]
+
+
+@njit(cache=True)
+def extract(src, node, dst):
+    """Copy the subtree of ``src`` below ``node`` into the empty tree ``dst``, ``node`` becoming
+    its root (tree reuse: the positions a search already explored after the moves played).
+    Children stay side by side, in breadth-first order; nodes that do not fit stay unexpanded.
+    Returns the nodes copied."""
+    m = dst.first_child.shape[0]
+    queue = np.empty(m, np.int64)  # queue[i]: the src node of dst node i
+    queue[0] = node
+    used = 1
+    head = 0
+    while head < used:
+        s = queue[head]
+        d = head
+        dst.action[d] = src.action[s] if d > 0 else -1
+        dst.prior[d] = src.prior[s]
+        dst.visits[d] = src.visits[s]
+        dst.wsum[d] = src.wsum[s]
+        dst.mover[d] = src.mover[s]
+        dst.value0[d] = src.value0[s]
+        dst.first_child[d] = -1
+        dst.num_children[d] = 0
+        k = src.num_children[s]
+        if src.first_child[s] >= 0 and used + k <= m:
+            dst.first_child[d] = used
+            dst.num_children[d] = k
+            for i in range(k):
+                queue[used + i] = src.first_child[s] + i
+                dst.parent[used + i] = d
+            used += k
+        head += 1
+    dst.parent[0] = -1
+    dst.used[0] = used
+    return used
+
+
+def child_by_action(tree: AzTree, node: int, action: int) -> int:
+    """The child of ``node`` reached by ``action``, or -1 (not expanded, or no such move)."""
+    first, k = int(tree.first_child[node]), int(tree.num_children[node])
+    if first < 0:
+        return -1
+    hits = np.flatnonzero(tree.action[first : first + k] == action)
+    return first + int(hits[0]) if hits.size else -1
