@@ -219,3 +219,22 @@ def fake_network5_or_uniform(obs, mask):
     priors = np.array([FAKE5.get(int(n), ((1, 1, 1), 0.0))[0] for n in counters], float) * mask
     values = np.array([FAKE5.get(int(n), ((1, 1, 1), 0.0))[1] for n in counters])
     return priors / priors.sum(axis=1, keepdims=True), values
+
+
+def test_mix_averages_the_network_value_with_a_random_playout():
+    """mix = 0.5: the root's value is (0.1 + z) / 2 with z = +-1 the outcome of one random
+    playout of nim(n=3,k=2); mix = 1: z alone."""
+    game = mctslab.load_game("nim(n=3,k=2)")
+    root = game.new_initial_state().array
+    seen = set()
+    for seed in range(8):
+        search = AzSearch(game, AzConfig(batch=1, mix=0.5), fake_network, seed=seed)
+        tree = search.new_tree(5)
+        search.run([tree], [root], 1)
+        assert round(float(tree.value0[0]), 9) in (0.55, -0.45)
+        seen.add(round(float(tree.value0[0]), 9))
+    assert seen == {0.55, -0.45}  # both outcomes happen over the seeds
+    search = AzSearch(game, AzConfig(batch=1, mix=1.0), fake_network, seed=0)
+    tree = search.new_tree(5)
+    search.run([tree], [root], 1)
+    assert tree.value0[0] in (-1.0, 1.0)

@@ -8,6 +8,10 @@ where the formulas are). A terminal leaf's value is the game's returns, without 
 Many trees advance together in self-play (:meth:`AzSearch.run`), so one network call serves
 many games; one search for an agent is the same loop with one tree (:meth:`AzSearch.search`).
 
+With ``mix`` = λ > 0 a leaf's value is AlphaGo's ``(1 - λ) v + λ z`` (Silver et al., "Mastering
+the game of Go with deep neural networks and tree search", Nature 2016: λ = 0.5), ``z`` the
+outcome of one uniformly random playout from the leaf for the player to move there.
+
 Root Dirichlet noise (AlphaZero: ``P = (1 - frac) * P + frac * Dir(alpha)`` at the root) is
 added only when ``noise_frac`` > 0, which only self-play sets. The move played is the most
 visited child (ties: the better mean, then the lower action).
@@ -23,6 +27,7 @@ import numpy as np
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
 from mctslab.kernels import codegen
+from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import az_template, az_tree, gumbel
 from mctslab.search.az_tree import AzTree
 from mctslab.search.budget import Budget, run_budget
@@ -64,6 +69,9 @@ class AzSearch:
         self._path = np.empty(spec.max_game_length + 2, dtype=np.int64)
         self._legal = np.empty(spec.num_distinct_actions, dtype=np.int32)
         self._returns = np.zeros(2)
+        self._scratch = np.empty(spec.state_size, dtype=game.kernels.STATE_DTYPE)
+        self._moves = np.empty(2 * spec.max_game_length + 2, dtype=np.int32)
+        self._rollout = seed_state(seed)
         #: the last search's tree, and its root's history and state (tree reuse)
         self._last: tuple[AzTree, list[int], np.ndarray] | None = None
 
@@ -127,9 +135,16 @@ class AzSearch:
                 az_tree.backup(tree, self._path, depth, self._returns)
                 continue
             legal = self._legal[:n].copy()
+            z = 0.0
+            if c.mix > 0:  # AlphaGo's mix of the network's value and a rollout's outcome
+                self._rollout = as_state(
+                    self.kern.playout(consts, self._state, self._scratch, self._rollout,
+                                      self._moves, self._returns)
+                )  # fmt: skip
+                z = float(self._returns[player])
             pending.append(
                 (tree, leaf, depth, self._path[: depth + 1].copy(), player, legal,
-                 game.observation(self._state))
+                 game.observation(self._state), z)
             )  # fmt: skip
         if not pending:
             return
@@ -137,8 +152,8 @@ class AzSearch:
         for j, p in enumerate(pending):
             masks[j, p[5]] = True
         priors, values = self.evaluate(np.stack([p[6] for p in pending]), masks)
-        for j, (tree, leaf, depth, path, player, legal, _) in enumerate(pending):
-            v = float(values[j])
+        for j, (tree, leaf, depth, path, player, legal, _, z) in enumerate(pending):
+            v = (1 - c.mix) * float(values[j]) + c.mix * z
             row = priors[j]
             if leaf == 0 and c.noise_frac > 0 and tree.first_child[0] < 0:
                 row = row.copy()

@@ -17,6 +17,7 @@ from mctslab.search.options import Option
 
 _AZ = "Silver et al. 2018, *A general reinforcement learning algorithm that masters chess, shogi and Go through self-play*"  # noqa: E501
 _GUMBEL = "Danihelka et al. 2022, *Policy improvement by planning with Gumbel*, sections 3-5"
+_ALPHAGO = "Silver et al. 2016, *Mastering the game of Go with deep neural networks and tree search*, Methods"  # noqa: E501
 _LEELA = "Leela Zero (Pascutto et al.), first-play urgency reduction"
 
 AZ_OPTIONS: tuple[Option, ...] = (
@@ -33,6 +34,8 @@ AZ_OPTIONS: tuple[Option, ...] = (
            source=_LEELA, attr="fpu"),
     Option("batch", int, 8, "leaves per network call within one search (virtual loss)", ge=1,
            le=256, attr="batch"),
+    Option("mix", float, 0.0, "leaf value (1 - mix) * network + mix * random playout's outcome "
+           "(AlphaGo: 0.5)", ge=0, le=1, source=_ALPHAGO, attr="mix"),
     Option("reuse", bool, True, "keep the subtree of the position reached between moves",
            attr="reuse"),
     Option("gumbel", bool, False, "Gumbel AlphaZero at the root: Gumbel-top-k and sequential "

@@ -35,3 +35,12 @@ def descend(consts, root, state, tree, c_puct, c_base, fpu, forced, path, legal)
     if player >= 0:
         n = game.legal_actions(consts, state, legal)
     return node, depth, player, n
+
+
+@njit(cache=True)
+def playout(consts, state, scratch, rng, moves, out):
+    """A uniformly random playout from ``state`` (left unchanged) in ``scratch``, its returns in
+    ``out`` (AlphaGo's rollout, for ``mix``). Returns the generator state."""
+    scratch[:] = state
+    _, rng = game.random_playout(consts, scratch, rng, moves, out)
+    return rng
