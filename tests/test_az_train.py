@@ -111,8 +111,8 @@ def test_kill_9_mid_run_leaves_a_checkpoint_that_resumes(tmp_path):
             ).iteration >= 2:
                 break
             time.sleep(0.5)
+    finally:  # kill -9 also when the wait failed, so that no training run is left behind
         os.kill(proc.pid, signal.SIGKILL)
-    finally:
         proc.wait()
     assert proc.returncode == -signal.SIGKILL
     resumed = Trainer(TrainConfig(game="nim(n=12,k=3)"), out)
@@ -146,6 +146,10 @@ def test_a_checkpoint_of_another_game_is_refused(tmp_path):
         Trainer(TrainConfig(game="connect_four"), tmp_path)
     with pytest.raises(mctslab.MctslabError, match="not for connect_four"):
         make_agent(f"az(net={tmp_path / MODEL})", mctslab.load_game("connect_four"))
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / CHECKPOINT).write_bytes(b"not a checkpoint")
+    with pytest.raises(mctslab.MctslabError, match="not a checkpoint"):
+        Trainer(TrainConfig(game="nim(n=12,k=3)"), tmp_path / "broken")
 
 
 def test_gumbel_self_play_trains_on_the_improved_policy(tmp_path):

@@ -235,7 +235,18 @@ class Trainer:
         check_game(self.game)
         spec = self.game.spec.spec_string
         if path.exists():
-            ck = torch.load(path, map_location="cpu", weights_only=False)
+            try:
+                ck = torch.load(path, map_location="cpu", weights_only=False)
+                unknown = set(ck["config"]) - {f.name for f in dataclasses.fields(TrainConfig)}
+            except Exception as exc:
+                raise MctslabError(
+                    f"{path}: not a checkpoint of mctslab train az ({type(exc).__name__}); "
+                    "use another --out folder"
+                ) from None
+            if unknown:
+                raise MctslabError(
+                    f"{path}: written by a newer mctslab (settings {', '.join(sorted(unknown))})"
+                )
             if ck["config"]["game"] != spec:
                 raise MctslabError(
                     f"{path}: a run for {ck['config']['game']}, not {spec}; "
