@@ -144,3 +144,23 @@ def test_the_gtp_command_takes_the_swap_rule_and_other_games_refuse_it():
     assert not Engine("hex", "random").pos.game.params.swap
     with pytest.raises(SpecError, match="the swap rule is Hex's, not go's"):
         Engine("go", "random", allow_swap=False)
+
+
+def test_loadsgf_sets_up_a_hex_game_from_hexguis_sgf(tmp_path):
+    path = tmp_path / "game.sgf"
+    path.write_text("(;GM[11]SZ[5];B[c1];W[d2];B[b2])")
+    engine = Engine("hex", "random", seed=0)
+    assert engine.handle(f"loadsgf {path}") == "=\n\n"
+    assert engine.pos.game.params.size == 5 and engine.pos.moves == [(0, 2), (1, 8), (0, 6)]
+    assert engine.state.current_player() == 1
+    assert engine.handle(f"loadsgf {path} 2") == "=\n\n"  # the position before move 2
+    assert engine.pos.moves == [(0, 2)]
+    assert "swap-pieces" not in engine.handle("all_legal_moves")  # the swap rule is off
+    path.write_text("(;GM[11]SZ[5];B[c1];W[swap-pieces];B[b2])")
+    assert engine.handle(f"loadsgf {path}") == "=\n\n"  # a game with a swap turns the rule on
+    assert engine.pos.moves == [(0, 2), (1, 25), (0, 6)] and engine.state.current_player() == 1
+    assert engine.handle("param_game") == "=\n[bool] allow_swap 1\n\n"
+    engine.handle("param_game allow_swap 0")  # refused: the game has a swap
+    path.write_text("(;GM[11]SZ[5];B[c1];W[swap-pieces];B[a3])")  # a3: the swapped stone
+    assert engine.handle(f"loadsgf {path}").startswith("? ")
+    assert engine.pos.moves == [(0, 2), (1, 25), (0, 6)]  # nothing changed

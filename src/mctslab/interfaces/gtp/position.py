@@ -44,17 +44,19 @@ class PositionCommands:
         if size not in self.adapter.sizes:
             raise GtpError(f"{filename}: board size {size} is not one of {self._size_range()}")
         last = len(sgf.moves) if not move_number else max(0, move_number[0] - 1)
-        saved = (self.size, self.komi, self.pos, self.state, self.agent)
+        saved = (self.size, self.komi, self.pos, self.state, self.agent, dict(self.params))
         self.size = size
         if self.adapter.name == "go":
             self.komi = sgf.game.params.komi
+        if "allow_swap" in self.params and any(a == sgf.game.swap_action for _, a in sgf.moves):
+            self.params["allow_swap"] = True  # Hex: a game with a swap was played with the rule
         self._rebuild_game(clear=True)
         self.pos.setup = sgf.setup
         self.pos.moves = list(sgf.moves[:last])
         try:
             self._replay()
         except IllegalMoveError as exc:
-            self.size, self.komi, self.pos, self.state, self.agent = saved
+            self.size, self.komi, self.pos, self.state, self.agent, self.params = saved
             raise GtpError(f"{filename}: {exc}") from None
 
     def cmd_printsgf(self, *filename: str):
