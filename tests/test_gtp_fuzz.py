@@ -24,8 +24,13 @@ COMMANDS = [
     "play", "genmove", "undo", "boardsize", "clear_board", "komi", "showboard", "final_score",
     "kgs-genmove_cleanup", "param_game", "all_legal_moves", "time_settings", "time_left",
     "known_command", "list_commands", "name", "protocol_version", "version", "gogui-visits",
-    "gogui-pv", "PLAY", "frobnicate", "",
+    "gogui-pv", "PLAY", "frobnicate", "", "echo", "is_legal", "query_boardsize", "get_komi",
+    "reg_genmove", "fixed_handicap", "place_free_handicap", "set_free_handicap",
+    "final_status_list", "kgs-time_settings", "cputime", "gomill-describe_engine",
+    "gogui-analyze_commands", "gogui-visits_board", "loadsgf",
 ]  # fmt: skip
+# (not fuzzed: lz-analyze and lz-genmove_analyze stream until the next command arrives, and
+# printsgf FILE writes a file)
 COLOURS = ["b", "w", "black", "WHITE", "x", "\u0628"]
 VERTICES = ["pass", "PASS", "swap-pieces", "resign", "Z0", "T19", "i9", "A1", "j10"] + [
     f"{c}{r}" for c in "abcdefgABCDEFG" for r in range(1, 8)
@@ -46,8 +51,7 @@ LINES = st.one_of(COMMAND_LINES, st.text(st.characters(exclude_categories=("Cs",
 
 def replayed(engine):
     """The position the engine's recorded moves give, played again from the start."""
-    game = engine.pos.game
-    state = game.new_initial_state()  # (the fuzzed commands set up no stones)
+    game, state = engine.pos.game, engine.pos.start()  # (handicap stones included)
     for player, action in engine.pos.moves:
         if state.current_player() != player:
             engine.adapter.force_to_move(game, state, player)
