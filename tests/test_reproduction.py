@@ -103,6 +103,7 @@ rows = [30, 3]
 a = "mcts(sims={sims})"
 b = "mcts(sims=3)"
 source = ["60% ± 5%", "50%"]
+decide = { rows = [30] }
 
 [[table]]
 title = "timed"
@@ -139,7 +140,7 @@ def test_collect_and_the_export_give_what_the_run_played(tmp_path, monkeypatch):
     assert reproduction.sims_per_move(timed)[0] > 0
     export = tmp_path / "games" / "tiny.jsonl.gz"
     with ResultsStore(db) as store:
-        assert archive.write(store, export) == 18
+        assert archive.write(store, export) == 12
         first = export.read_bytes()
         archive.write(store, export)
     assert export.read_bytes() == first  # the same games, the same bytes
@@ -164,6 +165,7 @@ def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     page = (tmp_path / "page.md").read_text()
     assert "F1 ..." in page and "| 30 | 6 |" in page and "experiments/games/tiny.jsonl.gz" in page
+    assert "| 3 | cut | not played at this scale | | 50% | — |" in page  # cut, still listed
     assert not (tmp_path / "results" / "tiny.sqlite").exists()  # the report wrote no database
     assert re.search(
         r"\| 1 \| 6 \| .* \| 99% \| (agrees|same direction|differs) \| [0-9,]+ ·", page
@@ -172,7 +174,7 @@ def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch):
     res = CliRunner().invoke(main, run)
     assert "resuming from the committed games" in res.output
     with ResultsStore(tmp_path / "results" / "tiny.sqlite") as store:
-        assert store.game_count() == 18
+        assert store.game_count() == 12
 
 
 def _cell(source, wins, n, value="rate", source_games=None):

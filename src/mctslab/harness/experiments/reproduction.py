@@ -97,7 +97,9 @@ def _ours(cr: CellResult) -> tuple[str, str]:
     )
 
 
-def _match_table(exp: Experiment, tr: TableResult) -> list[str]:
+def _match_table(exp: Experiment, tr: TableResult, full) -> list[str]:
+    """A match table; ``full`` is the same table at the paper scale, whose cells the scale
+    leaves out are listed as cut (the source's figure, no games)."""
     t = tr.table
     is_timed = any(timed(cr.cell) for cr in tr.cells)
     head = f"| {t.row_name} |" + (" column |" if t.col_labels else "")
@@ -122,6 +124,12 @@ def _match_table(exp: Experiment, tr: TableResult) -> list[str]:
             a, b = sims_per_move(cr) if games else (0.0, 0.0)
             row += f" {a:,.0f} · {b:,.0f} | {_load_text(cr)} |"
         lines.append(row)
+    kept = {(cr.cell.row_label, cr.cell.col_label) for cr in tr.cells}
+    for c in full.cells if full is not None else []:
+        if (c.row_label, c.col_label) not in kept:
+            row = f"| {c.row_label} |" + (f" {c.col_label} |" if t.col_labels else "")
+            row += f" cut | not played at this scale | | {c.source or '—'} | — |"
+            lines.append(row + (" | |" if is_timed else ""))
     first = tr.cells[0].cell
     lines += ["", f"A = `{first.a}`, B = `{first.b}` (first cell)."]
     return lines
@@ -200,13 +208,14 @@ def page(
             body += [exp.notes.strip(), ""]
         mine = {AGREES: 0, SAME: 0, DIFFERS: 0}
         played = needed = 0
-        for tr in res:
+        full = load(name, "paper").tables
+        for tr, whole in zip(res, full, strict=True):
             if tr.table.title:
                 body += [f"### {tr.table.title}", ""]
             if exp.kind == "memory":
                 body += _memory_table(tr)
             elif exp.kind == "match":
-                body += _match_table(exp, tr)
+                body += _match_table(exp, tr, whole)
                 for cr in tr.cells:
                     v = verdict(cr, exp.value, tr.table.source_games)
                     if v:
