@@ -142,3 +142,28 @@ def test_max_nodes_beyond_the_memory_is_refused_with_the_most_that_fits(nim, mon
     assert options.memory_needed(config, nim.spec, 1, most + 1) > 50_000_000
     with pytest.raises(SpecError, match="x 4 workers"):
         make_agent(f"mcts(max_nodes={most},workers=4,sims=10)", nim)
+
+
+def test_a_tree_that_cannot_be_allocated_is_a_clear_error_not_an_internal_one():
+    """Under a memory limit (ulimit -v) MemAvailable passes the check, the allocation fails: a
+    child process limits its address space to 512 MB more than it uses after a small search
+    was set up, then asks for a tree of about 1.75 GB."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, re, mctslab\n"
+        "from mctslab.agents import make_agent\n"
+        "from mctslab.errors import SpecError\n"
+        "nim = mctslab.load_game('nim')\n"
+        "make_agent('mcts(max_nodes=100,sims=10)', nim)\n"
+        "vm = int(re.search(r'VmSize:\\s+(\\d+)', open('/proc/self/status').read())[1]) * 1024\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (vm + 2**29, vm + 2**29))\n"
+        "try:\n"
+        "    make_agent('mcts(max_nodes=50000000,sims=10)', nim)\n"
+        "except SpecError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.startswith("max_nodes=50000000: the "), out.stdout + out.stderr[-2000:]
+    assert "could not be allocated" in out.stdout and "give a smaller max_nodes" in out.stdout

@@ -12,6 +12,7 @@ import pydantic
 from pydantic import Field
 
 from mctslab.agents.base import STRICT, TIME, Agent, budget_of
+from mctslab.errors import SpecError
 from mctslab.games.base import Game, State
 from mctslab.search import Flat, SearchResult, Uct, UctConfig, options
 from mctslab.search.budget import Budget
@@ -70,10 +71,18 @@ class MctsAgent(Agent):
         self.budget = budget_of(params, self.DEFAULT_SIMS)  # params come from prepare()
         self.config = UctConfig.from_keys(params)
         options.check_memory(self.config, game.spec, params.workers)
-        if params.workers > 1:
-            self.searcher = RootParallel(game, self.config, seed, params.workers)
-        else:
-            self.searcher = Uct(game, self.config, seed)
+        try:
+            if params.workers > 1:
+                self.searcher = RootParallel(game, self.config, seed, params.workers)
+            else:
+                self.searcher = Uct(game, self.config, seed)
+        except MemoryError:  # the check above reads MemAvailable; a limit (ulimit -v) is lower
+            need = options.memory_needed(self.config, game.spec, params.workers)
+            raise SpecError(
+                f"max_nodes={self.config.max_nodes}: the {need / 1e6:,.0f} MB of the search "
+                "tree could not be allocated (a memory limit of this process?); give a smaller "
+                "max_nodes"
+            ) from None
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self.searcher.search(state, budget or self.budget)
