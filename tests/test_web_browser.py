@@ -3,10 +3,12 @@ by uvicorn on an ephemeral localhost port. The screenshot is kept in ``artifacts
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from pathlib import Path
+from urllib.request import Request, urlopen
 
 import pytest
 
@@ -110,6 +112,19 @@ def test_the_page_opens_on_a_board_ready_to_play_and_reopens_the_last_game(serve
     page.wait_for_function("document.querySelectorAll('#move-list li').length >= 1")
     assert page.locator("#move-list li").nth(0).inner_text() == "E5"
     assert page.locator("#board .stone").count() >= 1
+    # a last game that is over gives way to a new one
+    body = {"game": "nogo(size=3)", "players": ["random", "random"], "seed": 1}
+    post = Request(f"{server}/api/sessions", json.dumps(body).encode(), method="POST")
+    post.add_header("Content-Type", "application/json")
+    sid = json.load(urlopen(post))["id"]
+    end = time.monotonic() + WAIT_MS / 1000
+    while not json.load(urlopen(f"{server}/api/sessions/{sid}"))["terminal"]:
+        assert time.monotonic() < end, "random vs random on NoGo 3x3 did not finish"
+        time.sleep(0.05)
+    page.evaluate(f"localStorage.setItem('mctslab-last-session', '{sid}')")
+    page.reload()
+    page.wait_for_function("document.querySelectorAll('#board rect.target').length === 81")
+    assert page.locator("#move-list li").count() == 0
     assert not errors
 
 

@@ -110,15 +110,18 @@ async function newGame(ev) {
 }
 
 // The page opens on a board ready to play: the last game played in this browser if the server
-// still has it, else a new game from the form's defaults (NoGo 9x9, you against the default agent).
+// still has it and it is not over, else a new game from the form's defaults (NoGo 9x9, you
+// against the default agent).
 async function openLastOrNew() {
   const last = localStorage.getItem(LAST_SESSION);
   if (last) {
     try {
       const v = await api("GET", `/api/sessions/${encodeURIComponent(last)}`);
-      show(v);
-      listen(v.id);
-      return;
+      if (!v.terminal) {
+        show(v);
+        listen(v.id);
+        return;
+      }
     } catch (e) {
       localStorage.removeItem(LAST_SESSION);
     }
