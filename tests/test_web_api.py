@@ -121,7 +121,7 @@ def test_bad_new_games_are_refused_clearly(client, body, message):
 
 
 def test_malformed_requests(client):
-    for raw in (b"{not json", b"[1, 2]", b"\xff\xfe"):
+    for raw in (b"{not json", b"[1, 2]", b"\xff\xfe", b"[" * 60_000):
         r = client.post("/api/sessions", content=raw)
         assert r.status_code == 400 and "JSON" in r.json()["error"]
     r = client.post("/api/sessions", content=b"x" * (web_app.MAX_BODY + 1))

@@ -111,6 +111,8 @@ async def _body(request: Request) -> dict:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise SpecError(f"the request body is not valid JSON: {exc}") from exc
+    except RecursionError:  # 60,000 '[' fit in the size limit
+        raise SpecError("the request body is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise SpecError(f"the request body must be a JSON object, got {type(data).__name__}")
     return data
