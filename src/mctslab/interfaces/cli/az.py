@@ -18,6 +18,24 @@ def _require_torch() -> None:
         raise MctslabError("mctslab train az needs PyTorch: pip install -e '.[az]'") from None
 
 
+def self_play_options(fn):
+    """The options of a self-play set-up, shared by ``train az`` (where they set a new run; a
+    resumed run keeps its own) and ``bench az``: network size, simulations, games together."""
+    options = (
+        click.option("--blocks", default=2, show_default=True, type=click.IntRange(0, 40),
+                     help="residual blocks of the network"),
+        click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 512),
+                     help="channels per block"),
+        click.option("--sims", default=50, show_default=True, type=click.IntRange(2, 100_000),
+                     help="self-play simulations per move"),
+        click.option("--games", default=32, show_default=True, type=click.IntRange(1, 100_000),
+                     help="self-play games played together (an iteration's)"),
+    )  # fmt: skip
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
 @click.command("az")
 @click.argument("game_spec", metavar="GAME")
 @click.option(
@@ -44,34 +62,7 @@ def _require_torch() -> None:
     type=click.Path(file_okay=False),
     help="the run's folder: checkpoint.pt (resumed when present) and model.pt",
 )
-@click.option(
-    "--blocks",
-    default=2,
-    show_default=True,
-    type=click.IntRange(0, 40),
-    help="residual blocks (a new run only)",
-)
-@click.option(
-    "--channels",
-    default=32,
-    show_default=True,
-    type=click.IntRange(1, 512),
-    help="channels per block (a new run only)",
-)
-@click.option(
-    "--sims",
-    default=50,
-    show_default=True,
-    type=click.IntRange(2, 100_000),
-    help="self-play simulations per move (a new run only)",
-)
-@click.option(
-    "--games",
-    default=32,
-    show_default=True,
-    type=click.IntRange(1, 100_000),
-    help="self-play games per iteration, played together (a new run only)",
-)
+@self_play_options
 @click.option(
     "--eval-games",
     default=0,
@@ -109,7 +100,8 @@ def train_az(
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
-    so a killed run resumes from it. Without --minutes or --steps it trains 10 minutes."""
+    so a killed run resumes from it, keeping the settings it started with (all but --minutes,
+    --steps and --workers). Without --minutes or --steps it trains 10 minutes."""
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -194,13 +186,10 @@ def bench_connect_four(agent_spec, positions, seed, as_json):
 
 @click.command("az")
 @click.argument("game_spec", metavar="GAME")
-@click.option("--sims", default=50, show_default=True, type=click.IntRange(2, 100_000))
-@click.option("--games", default=32, show_default=True, type=click.IntRange(1, 100_000))
+@self_play_options
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-@click.option("--blocks", default=2, show_default=True, type=click.IntRange(0, 40))
-@click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 512))
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def bench_az(game_spec, sims, games, workers, blocks, channels, as_json):
+def bench_az(game_spec, blocks, channels, sims, games, workers, as_json):
     """Self-play throughput of mctslab train az: positions and simulations per second of one
     round of GAMES games with an untrained network (after a warm-up game)."""
     _require_torch()
