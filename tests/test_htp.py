@@ -164,3 +164,12 @@ def test_loadsgf_sets_up_a_hex_game_from_hexguis_sgf(tmp_path):
     path.write_text("(;GM[11]SZ[5];B[c1];W[swap-pieces];B[a3])")  # a3: the swapped stone
     assert engine.handle(f"loadsgf {path}").startswith("? ")
     assert engine.pos.moves == [(0, 2), (1, 25), (0, 6)]  # nothing changed
+
+
+def test_komi_is_refused_for_hex_on_the_command_line():
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    result = CliRunner().invoke(main, ["gtp", "--game", "hex", "--komi", "5"], input="")
+    assert result.exit_code == 2 and "--komi is for go: hex has no komi" in result.output

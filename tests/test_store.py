@@ -162,3 +162,20 @@ def test_an_unwritable_database_is_refused_before_playing(unwritable):
     assert "cannot be written" in result.output and "--db" in result.output
     with ResultsStore(unwritable, readonly=True) as s:  # reading it still works
         assert s.game_count() == 1
+
+
+def test_an_export_that_cannot_be_written_is_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    db = tmp_path / "r.sqlite"
+    with ResultsStore(db) as s:
+        s.add_game(s.run_id(["nim(n=5)"], "random", "random", 1), _row(0))
+    for fmt in ("csv", "sgf"):
+        out = tmp_path / "missing" / "folder" / "x"
+        (tmp_path / "missing").write_text("a file where a folder should be")
+        args = ["results", "export", str(db), "--format", fmt, "--out", str(out)]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith("error: cannot write ") and result.output.count("\n") == 1

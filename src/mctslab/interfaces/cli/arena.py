@@ -351,16 +351,20 @@ def results_export(db, fmt, out, run_id):
     from mctslab.harness import export
     from mctslab.harness.store import ResultsStore
 
+    if fmt == "sgf" and out == "-":
+        raise MctslabError("--format sgf writes one file per game: give a folder with --out")
+    with ResultsStore(db, readonly=True) as store:
+        try:
+            if fmt == "sgf":
+                written, skipped = export.export_sgf(store, Path(out), run_id)
+            else:
+                with click.open_file(out, "w") as f:
+                    n = export.EXPORTERS[fmt](store, f, run_id)
+        except OSError as exc:  # a folder that does not exist, a read-only file, a full disk
+            raise MctslabError(f"cannot write {exc.filename or out}: {exc.strerror}") from None
     if fmt == "sgf":
-        if out == "-":
-            raise MctslabError("--format sgf writes one file per game: give a folder with --out")
-        with ResultsStore(db, readonly=True) as store:
-            written, skipped = export.export_sgf(store, Path(out), run_id)
         click.echo(f"{written} SGF files written to {out} ({skipped} games without SGF skipped)")
-        return
-    with ResultsStore(db, readonly=True) as store, click.open_file(out, "w") as f:
-        n = export.EXPORTERS[fmt](store, f, run_id)
-    if out != "-":
+    elif out != "-":
         click.echo(f"{n} games written to {out}", err=True)
 
 

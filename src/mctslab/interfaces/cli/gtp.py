@@ -43,6 +43,8 @@ def gtp(game, agent, size, komi, resign, seed, swap):
     (B+/W+). `list_commands` lists them. Errors are GTP replies (`? message`); the engine never
     stops on bad input.
     """
+    if komi is not None and game != "go":
+        raise click.UsageError(f"--komi is for go: {game} has no komi")
     try:
         engine = Engine(
             game, agent, size=size, komi=komi, resign=resign, seed=seed, allow_swap=swap
