@@ -126,6 +126,9 @@ def test_malformed_requests(client):
         assert r.status_code == 400 and "JSON" in r.json()["error"]
     r = client.post("/api/sessions", content=b"x" * (web_app.MAX_BODY + 1))
     assert r.status_code == 413
+    r = client.post("/api/sessions", json={"game": "x" * 60_000})  # quoted back, cut
+    assert r.status_code == 400 and r.json()["error"].startswith("unknown game 'xxx")
+    assert r.json()["error"].endswith(" characters)") and len(r.json()["error"]) < 300
     assert client.get("/api/sessions/nope").status_code == 404
     assert "no game 'nope'" in client.post("/api/sessions/nope/undo").json()["error"]
     r = client.get("/no/such/page")

@@ -12,6 +12,7 @@ from rich.table import Table
 
 import mctslab
 from mctslab.errors import MctslabError
+from mctslab.interfaces.messages import clip
 
 console = Console()
 
@@ -25,7 +26,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except MctslabError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {clip(str(exc))}", err=True)
             ctx.exit(2)
 
 
@@ -284,7 +285,7 @@ def run() -> None:
         if os.environ.get("MCTSLAB_DEBUG"):
             raise
         click.echo(
-            f"internal error: {type(exc).__name__}: {exc} "
+            f"internal error: {clip(f'{type(exc).__name__}: {exc}')} "
             "(please report it; MCTSLAB_DEBUG=1 shows the traceback)",
             err=True,
         )

@@ -45,12 +45,12 @@ from mctslab.interfaces.gtp.protocol import (
     CONVERT,
     Colour,
     GtpError,
-    clip,
     is_id,
     parse_command,
     preprocess,
 )
 from mctslab.interfaces.gtp.tools import ToolCommands
+from mctslab.interfaces.messages import clip
 from mctslab.search import SearchResult
 from mctslab.search.budget import MAX_SECONDS
 

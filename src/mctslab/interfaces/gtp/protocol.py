@@ -14,8 +14,6 @@ import numpy as np
 Colour = NewType("Colour", int)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-#: the longest error message replied whole: a longer one (a 10 MB vertex quoted back) is cut
-MAX_MESSAGE = 200
 
 
 class GtpError(Exception):
@@ -33,13 +31,6 @@ def is_id(word: str) -> bool:
     """Whether ``word`` is a command id: ASCII digits only (GTP's ``int``; ``str.isdigit`` alone
     takes any script's digits, such as ``١``)."""
     return word.isascii() and word.isdigit()
-
-
-def clip(message: str) -> str:
-    """``message``, cut to :data:`MAX_MESSAGE` characters when longer, saying how long it was."""
-    if len(message) <= MAX_MESSAGE:
-        return message
-    return f"{message[:MAX_MESSAGE]}... ({len(message):,} characters)"
 
 
 def parse_command(text: str) -> tuple[int | None, str, list[str]]:

@@ -33,6 +33,7 @@ from mctslab.agents import describe_agents
 from mctslab.errors import MctslabError, SpecError
 from mctslab.games.registry import load_game, registered_games
 from mctslab.harness.store import StoreError
+from mctslab.interfaces.messages import clip
 from mctslab.interfaces.render import state_svg
 from mctslab.interfaces.treeviz import to_svg
 from mctslab.interfaces.web.session import HUMAN, ConflictError, Session
@@ -281,7 +282,7 @@ def create_app(results_dir: str | os.PathLike = "results") -> Starlette:
 
     def error(status: int):
         async def handler(request: Request, exc: Exception) -> Response:
-            return JSONResponse({"error": str(exc)}, status_code=status)
+            return JSONResponse({"error": clip(str(exc))}, status_code=status)
 
         return handler
 
@@ -291,7 +292,7 @@ def create_app(results_dir: str | os.PathLike = "results") -> Starlette:
 
     async def internal(request: Request, exc: Exception) -> Response:
         return JSONResponse(
-            {"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500
+            {"error": clip(f"internal error: {type(exc).__name__}: {exc}")}, status_code=500
         )
 
     @contextlib.asynccontextmanager
