@@ -185,6 +185,7 @@ def test_canonical_spec_and_clear_errors(fake):
         ("nogo(size=5)", "--game nogo --size 5"),
         ("go(size=5)", "--game go --size 5"),
         ("hex(size=5,swap=true)", "--game hex --size 5"),
+        ("hex(size=5)", "--game hex --size 5 --swap"),  # the set-up turns the engine's swap off
     ],
 )
 def test_our_engine_as_a_subprocess_plays_whole_games(game_spec, engine):

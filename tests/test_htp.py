@@ -173,3 +173,12 @@ def test_komi_is_refused_for_hex_on_the_command_line():
 
     result = CliRunner().invoke(main, ["gtp", "--game", "hex", "--komi", "5"], input="")
     assert result.exit_code == 2 and "--komi is for go: hex has no komi" in result.output
+
+
+def test_an_external_engine_is_told_the_swap_rule_of_the_game():
+    import mctslab
+    from mctslab.games.hex_protocol import PROTOCOL
+
+    for swap in (0, 1):
+        commands = PROTOCOL.setup(mctslab.load_game(f"hex(size=5,swap={bool(swap)})"))
+        assert commands == ["boardsize 5 5", f"param_game allow_swap {swap}", "clear_board"]

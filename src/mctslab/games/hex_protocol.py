@@ -34,8 +34,10 @@ class HexProtocol:
         return load_game(f"hex(size={size},swap={str(allow_swap).lower()})")
 
     def setup(self, game: Game) -> list[str]:
-        """The commands that give an external engine the empty board of ``game``:
-        HTP's ``boardsize N N``, ``param_game allow_swap 0|1`` (MoHex's), ``clear_board``."""
+        """The commands that give an external engine the empty board of ``game``: HTP's
+        ``boardsize N N``, MoHex's ``param_game allow_swap 0|1`` (always: an engine may have
+        either default, and one that lacks the command is then refused at the start of a match,
+        not forfeited by a swap in mid-game), ``clear_board``."""
         size, swap = game.params.size, int(game.params.swap)
         return [f"boardsize {size} {size}", f"param_game allow_swap {swap}", "clear_board"]
 
