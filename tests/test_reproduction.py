@@ -166,6 +166,7 @@ def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch):
     page = (tmp_path / "page.md").read_text()
     assert "F1 ..." in page and "| 30 | 6 |" in page and "experiments/games/tiny.jsonl.gz" in page
     assert "| 3 | cut | not played at this scale | | 50% | — |" in page  # cut, still listed
+    assert re.search(r"\| `tiny` \| tiny \| 12/12 \| [0-9]+\.[0-9]{2} \| ", page)  # the summary
     assert not (tmp_path / "results" / "tiny.sqlite").exists()  # the report wrote no database
     assert re.search(
         r"\| 1 \| 6 \| .* \| 99% \| (agrees|same direction|differs) \| [0-9,]+ ·", page

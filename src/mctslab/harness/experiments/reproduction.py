@@ -195,8 +195,8 @@ def page(
     counts = {AGREES: 0, SAME: 0, DIFFERS: 0}
     body: list[str] = []
     summary = [
-        "| experiment | what | games | agrees | same direction | differs | data |",
-        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+        "| experiment | what | games | hours searched | agrees | same direction | differs | data |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for name in names:
         exp = load(name, scale)
@@ -208,6 +208,7 @@ def page(
             body += [exp.notes.strip(), ""]
         mine = {AGREES: 0, SAME: 0, DIFFERS: 0}
         played = needed = 0
+        seconds = 0.0
         full = load(name, "paper").tables
         for tr, whole in zip(res, full, strict=True):
             if tr.table.title:
@@ -227,13 +228,15 @@ def page(
                 needed += tr.table.games if exp.kind != "memory" else 0
                 if cr.match is not None:
                     played += cr.match.summary.games
+                    seconds += sum(sum(r["move_seconds"]) for r in cr.match.rows)
                 elif cr.score is not None:
                     played += len(cr.score.games)
+                    seconds += sum(g["seconds"] for g in cr.score.games)
         for k in counts:
             counts[k] += mine[k]
         summary.append(
-            f"| `{exp.name}` | {exp.title} | {played}/{needed} | {mine[AGREES]} "
-            f"| {mine[SAME]} | {mine[DIFFERS]} | {where} |"
+            f"| `{exp.name}` | {exp.title} | {played}/{needed} | {seconds / 3600:.2f} "
+            f"| {mine[AGREES]} | {mine[SAME]} | {mine[DIFFERS]} | {where} |"
         )
     head = [
         "# Reproducing the sources' tables",
@@ -247,7 +250,8 @@ def page(
         "inside our Wilson interval and ours inside the source's (its printed ± 2σ, or the "
         "Wilson interval of its counts); *same direction* when both are on the same side of 50%; "
         "*differs* otherwise. A cell with fewer games than the scale's shows `played/needed` and "
-        "a provisional verdict (*so far*).",
+        "a provisional verdict (*so far*). Hours searched: the seconds every move of every game "
+        "took, added up (with one game per core, the wall-clock is about half on 2 cores).",
         "",
     ]
     if notes is not None and notes.is_file():
