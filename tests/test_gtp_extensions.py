@@ -155,6 +155,9 @@ def test_dead_stones_by_ownership_and_the_score_that_follows():
     assert ask(engine, "final_status_list seki") == (True, "")
     assert ask(engine, "final_status_list maybe")[0] is False
     assert ask(engine, "final_score") == (True, "B+73.5")
+    assert ask(engine, "play w pass")[0] and ask(engine, "play b pass")[0]
+    ok, sgf = ask(engine, "printsgf")
+    assert ok and "RE[B+73.5]" in sgf  # dead stones removed, not the rules' B+63.5
 
 
 SEKI = """

@@ -5,7 +5,8 @@ Leela Zero send):
 - ``loadsgf file [move_number]`` (every game with SGF: Go, NoGo, Hex): the file's board size, komi,
   set-up stones and moves up to the position before ``move_number``; nothing changes when the
   file cannot be read or played. ``printsgf [file]``: the game as SGF (set-up stones as
-  ``AB``/``AW``), written to ``file`` or returned.
+  ``AB``/``AW``; a finished Go game's ``RE`` is ``final_score``'s), written to ``file`` or
+  returned.
 - Go: ``fixed_handicap N`` (the layout of section 4.1.1, :func:`mctslab.games.stones.
   handicap_points`), ``place_free_handicap N`` (the same points: the engine's choice),
   ``set_free_handicap v1 v2 ...``: Black's stones on an empty board as set-up stones, White to
@@ -62,7 +63,11 @@ class PositionCommands:
     def cmd_printsgf(self, *filename: str):
         if len(filename) > 1:
             raise GtpError("printsgf takes an optional file name")
-        text = write_sgf(self.pos.game, self.pos.moves, setup=self.pos.setup)
+        # a finished Go game's RE is final_score's, dead stones removed (the rules' would count
+        # them); others the rules' result
+        over = self.adapter.name == "go" and self.state.is_terminal()
+        result = self.cmd_final_score() if over else None
+        text = write_sgf(self.pos.game, self.pos.moves, setup=self.pos.setup, result=result)
         if not filename:
             return "\n" + text
         try:
