@@ -210,3 +210,12 @@ def test_source_intervals_as_printed():
     lo, hi = reproduction.source_interval("138/(138+65)=.679", "ratio", None)
     assert lo < source_value("138/(138+65)=.679", "ratio", None) < hi
     assert reproduction.source_interval("50 %", "rate", None) is None
+
+
+def test_the_hex_articles_agents_are_built_on_its_rave_agent():
+    """The article's Decisive Move, LGR and PoolRAVE agents extend its RAVE agent, whose
+    schedule is α = max(0, (K − N)/K)."""
+    agents = ex.load("hex_round_robin", "decide").tables[0].agents
+    assert sum("rave=article" in a for a in agents) == 4
+    assert any("decisive=true" in a and "rave=article" in a for a in agents)
+    assert any("lgrf=true" in a and "rave=article" in a for a in agents)
