@@ -26,6 +26,7 @@ import numpy as np
 
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
+from mctslab.games.contract import provides
 from mctslab.kernels import codegen
 from mctslab.kernels.rng import as_state, seed_state
 from mctslab.search import az_template, az_tree, gumbel
@@ -36,18 +37,14 @@ from mctslab.search.result import SearchResult
 #: (observations [B, C, H, W] float32, legal masks [B, A] bool) -> (priors [B, A], values [B])
 Evaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
-#: nodes a tree holds at most when the budget is a time (about 90 MB of arrays)
+#: nodes a tree holds at most when the budget is a time (52 bytes a node: about 104 MB)
 MAX_NODES = 2_000_000
 
 
 def check_game(game: Game) -> None:
     """AlphaZero here needs two players, no chance events, and the network hooks."""
     spec = game.spec
-    if (
-        spec.num_players != 2
-        or spec.num_chance_outcomes
-        or not callable(getattr(game, "observation", None))
-    ):
+    if spec.num_players != 2 or spec.num_chance_outcomes or not provides(game, "observation"):
         raise MctslabError(
             f"az plays two-player games without chance (nim, nogo, go, hex, connect_four), "
             f"not {spec.spec_string}"
