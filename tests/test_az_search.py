@@ -126,10 +126,13 @@ def test_gumbel_sequential_halving_by_hand():
     opponent, Q = 0.6; take 2 -> Q = -0.7; take 3 -> Q = -0.6. Scores g + log p + 51 (Q + 1)/2:
     take 1 -0.593 + 40.8 = 40.21, take 2 -1.404 + 7.65 = 6.25, take 3 -1.309 + 10.2 = 8.89: keep
     take 1 and take 3.
-    phase 2 (4 left): 2 each. Below take 1 (player 1 at 4, value -0.6, all children tied):
-    PUCT goes to 3 left (value 0.7 for player 0), then, with the virtual loss, to 2 left (0.6):
-    W = 0.6 - 2 + 2 + 0.7 + 0.6 = 1.9, Q = 1.9 / 3. Below take 3 (player 1 at 2): both times
-    taking the last 2 (prior 0.7), a win for player 1: W = -0.6 - 2 + 0 = -2.6, Q = -2.6 / 3.
+    phase 2 (4 left): 2 each, Gumbel's selection below the root (pi' - N / (1 + sum N)).
+    Below take 1 (player 1 at 4, value -0.6): all children tie (pi' = 1/3 each): 3 left (value
+    0.7 for player 0); then, with its virtual loss (Q -1, mixed value -0.8 for the others,
+    pi' ~ (0.003, 0.4985, 0.4985), minus 1/2 for the visited one): 2 left (0.6):
+    W = 0.6 - 2 + 2 + 0.7 + 0.6 = 1.9, Q = 1.9 / 3. Below take 3 (player 1 at 2, value 0.6):
+    pi' = the priors (0.3, 0.7): taking the last 2, a win for player 1; then Q 1 against the
+    mixed value 0.8, pi' ~ (0.003, 0.997), minus 1/2: again. W = -0.6 - 2 + 0 = -2.6.
     The played move is take 1 (score -0.593 + 53 (0.633 + 1) / 2 = 42.7), the improved policy
     softmax(log p + 53 (Q + 1) / 2) all but 1 on it.
     """
@@ -238,3 +241,50 @@ def test_mix_averages_the_network_value_with_a_random_playout():
     tree = search.new_tree(5)
     search.run([tree], [root], 1)
     assert tree.value0[0] in (-1.0, 1.0)
+
+
+def gumbel_interior_oracle(prior, visits, wsum, value, c_visit=50.0, c_scale=1.0):
+    """Danihelka et al. 2022, eq. 14, written out with NumPy: argmax pi' - N / (1 + sum N)."""
+    seen = visits > 0
+    q = np.where(seen, wsum / np.maximum(visits, 1), 0.0)
+    total = visits.sum()
+    mix = value
+    if seen.any():
+        mix = (value + total * (prior[seen] * q[seen]).sum() / prior[seen].sum()) / (1 + total)
+    cq = np.where(seen, q, mix)
+    z = np.log(prior) + (c_visit + visits.max()) * c_scale * (cq + 1) / 2
+    pi = np.exp(z - z.max())
+    pi /= pi.sum()
+    return int(np.argmax(pi - visits / (1 + total)))
+
+
+def test_gumbel_selection_below_the_root_follows_the_improved_policy():
+    """On a node worked by hand (a child visited 5 times with Q 0.2, one visited once with Q 0.5,
+    one unvisited) and on 60 random nodes, select_gumbel picks what eq. 14 written out with NumPy
+    picks; on some of the random nodes PUCT picks another child."""
+    tree = az_tree.new_tree(8)
+    tree.first_child[0], tree.num_children[0], tree.used[0] = 1, 3, 4
+    tree.prior[1:4] = [0.6, 0.3, 0.1]
+    tree.visits[:4] = [6, 5, 1, 0]
+    tree.wsum[1:4] = [1.0, 0.5, 0.0]
+    tree.value0[0] = 0.0
+    # mix = (0 + 6 * (0.6 * 0.2 + 0.3 * 0.5) / 0.9) / 7 = 0.257; sigma scale 55:
+    # z = log P + 55 (Q + 1) / 2 = 32.49, 40.05, 32.27: pi' ~ (0.0005, 0.999, 0.0004);
+    # pi' - N / 7 = -0.714, 0.856, 0.0004: the child visited once
+    assert az_tree.select_gumbel(tree, 0, 50.0, 1.0) == 2
+    rng = np.random.default_rng(4)
+    differ = 0
+    for _ in range(60):
+        k = int(rng.integers(2, 6))
+        tree = az_tree.new_tree(8)
+        tree.first_child[0], tree.num_children[0], tree.used[0] = 1, k, 1 + k
+        prior = rng.dirichlet(np.ones(k))
+        visits = rng.integers(0, 6, size=k)
+        wsum = visits * rng.uniform(-1, 1, size=k)
+        tree.prior[1 : 1 + k], tree.visits[1 : 1 + k], tree.wsum[1 : 1 + k] = prior, visits, wsum
+        tree.visits[0] = visits.sum() + 1
+        tree.value0[0] = rng.uniform(-1, 1)
+        expected = 1 + gumbel_interior_oracle(prior, visits, wsum, tree.value0[0])
+        assert az_tree.select_gumbel(tree, 0, 50.0, 1.0) == expected
+        differ += az_tree.select_child(tree, 0, 1.25, 0.0, 0.25) != expected
+    assert differ > 0

@@ -125,7 +125,7 @@ class AzSearch:
         for tree, root, forced in jobs:
             leaf, depth, player, n = self.kern.descend(
                 consts, root, self._state, tree, c.c_puct, c.c_base, c.fpu, forced,
-                self._path, self._legal,
+                c.gumbel and forced >= 0, c.c_visit, c.c_scale, self._path, self._legal,
             )  # fmt: skip
             if player < 0:  # terminal: the game's returns, no network
                 game.kernels.returns(consts, self._state, self._returns)
@@ -167,8 +167,9 @@ class AzSearch:
         """Gumbel AlphaZero at the root (:mod:`mctslab.search.gumbel`): evaluate the root, take
         the ``gumbel_m`` best actions by ``g + logits`` (``g`` drawn from Gumbel(0, 1) unless
         given, one per root child), spend the other ``sims - 1`` simulations on them by
-        sequential halving (PUCT below the root), and return the chosen root child (a node) and
-        the improved policy over the root's children."""
+        sequential halving (below the root, Gumbel's deterministic selection,
+        :func:`mctslab.search.az_tree.select_gumbel`), and return the chosen root child (a node)
+        and the improved policy over the root's children."""
         c = self.config
         if tree.first_child[0] < 0:
             self.run([tree], [root], 1)

@@ -9,10 +9,13 @@ from mctslab.search import az_tree
 
 
 @njit(cache=True)
-def descend(consts, root, state, tree, c_puct, c_base, fpu, forced, path, legal):
+def descend(consts, root, state, tree, c_puct, c_base, fpu, forced, gumbel, c_visit, c_scale,
+            path, legal):  # fmt: skip
     """From the root state ``root``, follow PUCT to a node not expanded yet (or terminal), with
     a virtual loss on the way, leaving its state in ``state`` and the path in ``path``; the first
-    step goes to the root's child ``forced`` when it is >= 0 (Gumbel's sequential halving).
+    step goes to the root's child ``forced`` when it is >= 0 (Gumbel's sequential halving), and
+    with ``gumbel`` the steps below the root are Gumbel AlphaZero's
+    (:func:`mctslab.search.az_tree.select_gumbel`).
     Returns ``(leaf, depth, player to move there, number of legal actions written into
     legal)``."""
     state[:] = root
@@ -23,6 +26,8 @@ def descend(consts, root, state, tree, c_puct, c_base, fpu, forced, path, legal)
     while tree.first_child[node] >= 0:
         if depth == 0 and forced >= 0:
             node = forced
+        elif depth > 0 and gumbel:
+            node = az_tree.select_gumbel(tree, node, c_visit, c_scale)
         else:
             node = az_tree.select_child(tree, node, c_puct, c_base, fpu)
         tree.visits[node] += 1

@@ -95,6 +95,48 @@ def select_child(tree, node, c_puct, c_base, fpu):
 
 
 @njit(cache=True)
+def select_gumbel(tree, node, c_visit, c_scale):
+    """The child Gumbel AlphaZero picks below the root (Danihelka et al. 2022, section 5, eq. 14):
+    ``argmax_a pi'(a) - N(a) / (1 + sum_b N(b))`` with ``pi' = softmax(log P + sigma(completed
+    Q))``, the completed Q and sigma as at the root (:mod:`mctslab.search.gumbel`: unvisited
+    children take the mixed value of the node's network value and its visited children's Q;
+    sigma on the win-rate scale). Ties go to the lowest child."""
+    first = tree.first_child[node]
+    k = tree.num_children[node]
+    total = 0.0
+    max_n = 0.0
+    mass = 0.0
+    weighted = 0.0
+    for i in range(first, first + k):
+        n = tree.visits[i]
+        total += n
+        max_n = max(max_n, n)
+        if n > 0:
+            mass += tree.prior[i]
+            weighted += tree.prior[i] * tree.wsum[i] / n
+    mix = tree.value0[node]
+    if mass > 0:
+        mix = (tree.value0[node] + total * weighted / mass) / (1.0 + total)
+    scale = (c_visit + max_n) * c_scale
+    z = np.empty(k)
+    for j in range(k):
+        i = first + j
+        q = tree.wsum[i] / tree.visits[i] if tree.visits[i] > 0 else mix
+        z[j] = math.log(max(tree.prior[i], 1e-30)) + scale * (q + 1.0) / 2.0
+    top = z.max()
+    norm = 0.0
+    for j in range(k):
+        z[j] = math.exp(z[j] - top)
+        norm += z[j]
+    best, best_score = first, -1e300
+    for j in range(k):
+        score = z[j] / norm - tree.visits[first + j] / (1.0 + total)
+        if score > best_score:
+            best, best_score = first + j, score
+    return best
+
+
+@njit(cache=True)
 def expand(tree, leaf, player, legal, n, priors, value):
     """Give ``leaf`` (evaluated: ``player`` to move, network ``value`` for that player) its
     ``n`` children, the actions ``legal[:n]`` with the priors ``priors[action]``. Returns False
