@@ -98,6 +98,7 @@ def test_the_page_opens_on_a_board_ready_to_play_and_reopens_the_last_game(serve
     # no form to fill: NoGo 9x9, the visitor (Black) against the strongest agent
     page.wait_for_function("document.querySelectorAll('#board rect.target').length === 81")
     assert page.locator("#status").inner_text() == "Black (X) to move — your move"
+    assert "capturing and suicide are illegal" in page.locator("#rules").inner_text()
     assert page.locator("#game-name").input_value() == "nogo"
     players = page.locator("#players .player")
     assert [players.nth(i).input_value() for i in (0, 1)] == ["human", "mcts(preset=strong,time=1)"]

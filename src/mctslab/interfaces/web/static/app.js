@@ -146,6 +146,8 @@ function show(v) {
   else if (v.paused && !v.terminal) status += " — paused";
   else if (v.human_to_move && !v.terminal) status += " — your move";
   $("#status").textContent = status;
+  const info = gameInfo(v.game_name); // the rules in one line, for a visitor new to the game
+  $("#rules").textContent = info ? info.description : "";
   const stats = v.search ? v.search.moves : [];
   const buttons = $("#buttons");
   buttons.innerHTML = "";
