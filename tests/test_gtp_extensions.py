@@ -5,8 +5,11 @@ parses it as Sabaki does, on a live pipe)."""
 import io
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -330,3 +333,40 @@ def test_an_error_inside_a_streamed_reply_ends_it_cleanly(capsys):
     assert not engine.pos.moves
     assert "analysis stopped: RuntimeError: boom" in capsys.readouterr().err
     assert ask(engine, "name") == (True, "mctslab")
+
+
+def test_lz_analyze_through_the_mctslab_gtp_process_as_sabaki_runs_it():
+    """The command line engine on real stdin/stdout pipes: the analysis streams, the next command
+    stops it within a few chunks, and GoGui's interrupt ends a genmove."""
+    mctslab_cli = Path(sys.executable).with_name("mctslab")
+    proc = subprocess.Popen(
+        [str(mctslab_cli), "gtp", "--agent", "mcts(sims=1000000)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+    try:
+        proc.stdin.write("1 lz-analyze 10\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "=1\n"
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert all(sabaki_parse(line) for line in lines)
+        start = time.perf_counter()
+        proc.stdin.write("2 name\n")
+        proc.stdin.flush()
+        while (line := proc.stdout.readline()) != "=2 mctslab\n":
+            assert line == "\n" or line.startswith("info move ")
+        assert time.perf_counter() - start < 2
+        assert proc.stdout.readline() == "\n"
+        start = time.perf_counter()
+        proc.stdin.write("genmove b\n# interrupt\n")  # 1,000,000 simulations, interrupted
+        proc.stdin.flush()
+        assert re.fullmatch(r"= [A-HJ]\d\n", proc.stdout.readline())
+        assert time.perf_counter() - start < 10
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "\n" and proc.stdout.readline() == "=\n"
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()

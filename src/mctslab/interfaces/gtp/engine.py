@@ -228,8 +228,8 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
                 with lock:
                     if lines.empty():
                         pending.clear()
-                    interrupt.clear()
                 reply = self.handle(line)
+                interrupt.clear()  # after the command: an interrupt read just before it counts
                 if reply is not None:
                     emit(reply)
                 if self.done:
