@@ -8,12 +8,16 @@ move of :func:`go_style_playout`, for the player to move, when the last move was
 
 1. **Capture or escape near the last move.** Candidates: the single liberty of every opponent
    group in atari at ``L`` or among its 8 neighbours (a capture), and the single liberty of every
-   own group in atari next to ``L`` if playing there leaves it at least two liberties (an escape:
-   the point has two empty neighbours, or joins an own group with two liberties, or captures).
+   own group in atari next to ``L`` if playing there leaves it at least two liberties or
+   captures (an escape: :func:`self_atari` says no).
    One is drawn uniformly.
 2. **Patterns.** Otherwise the empty 8 neighbours of ``L`` that match a MoGo 3x3 pattern
    (:mod:`mctslab.games.go_patterns`); one is drawn uniformly.
 3. **Random.** Otherwise a uniform playable point, as in the random playout; with none, a pass.
+4. **Self-atari avoidance** (:func:`safe_go_playout`, ``mcts(playout=go_sa)``): step 2 drops
+   pattern points that are a self-atari (:func:`self_atari`) and step 3 rejects self-ataris of two
+   stones or more (a lone stone may still be thrown in: nakade and ko need it), as the playout
+   policies of Fuego (Enzenberger et al. 2010) and MoGo do; with no other point, a pass.
 
 :func:`nogo_go_style_playout` is the NoGo version (the NoGo paper's "Go playouts against naive
 ones in NoGo"): capturing is illegal there, so step 1 does not exist; step 2 takes a legal
@@ -23,11 +27,10 @@ move loses.
 Every candidate must be *playable* (legal, superko included, and not an own eye), so the playout
 is a legal game that ends, like the random one, in a position area scoring counts exactly.
 
-Wiring. Both functions have ``random_playout``'s signature (the NoGo one takes ``last`` too).
-``mcts(playout=go)`` selects the Go one through the playout-policy mechanism
-(:mod:`mctslab.search.playouts`, :mod:`mctslab.games.go_policies`); for NoGo, ``nogo_policies`` is
-to
-call :func:`nogo_go_style_playout` for ``playout=go`` (not wired yet). The pattern table is
+Wiring. The three playouts have ``random_playout``'s signature (the NoGo one takes ``last`` too).
+``mcts(playout=go)`` and ``mcts(playout=go_sa)`` select the Go ones through the playout-policy
+mechanism (:mod:`mctslab.search.playouts`, :mod:`mctslab.games.go_policies`); for NoGo,
+``nogo_policies`` calls :func:`nogo_go_style_playout` for ``playout=go``. The pattern table is
 built when this module is first imported (~0.1 s), so plain Go and NoGo never pay for it.
 """
 
@@ -36,9 +39,12 @@ from numba import njit
 
 from mctslab.games import nogo_kernels as nk
 from mctslab.games.go_kernels import (
+    A_EPOS,
     A_GRP,
     A_LN,
+    A_LQ,
     A_LS,
+    A_SIZE,
     BORDER,
     C_N,
     C_P,
@@ -46,7 +52,9 @@ from mctslab.games.go_kernels import (
     C_W,
     EMPTY,
     HEADER,
+    N_PADDED_ARRAYS,
     S_LAST,
+    S_NEMPTY,
     S_RESULT,
     S_TO_MOVE,
     U,
@@ -60,34 +68,13 @@ from mctslab.games.go_patterns import TABLE
 from mctslab.kernels.rng import below
 
 #: candidates of one priority class at most: 9 capture + 4 escape points
-_MAX_CANDIDATES = 16
+MAX_CANDIDATES = 16
 
 
 @njit(inline="always")
 def _liberty(state, g, pp):
     """The single liberty of a group in atari (all its pseudo-liberties are that point)."""
     return state[U(HEADER + A_LS * pp + g)] // state[U(HEADER + A_LN * pp + g)]
-
-
-@njit(inline="always")
-def _escapes(state, q, col, g, w, pp):
-    """Whether ``col`` playing at ``q``, the last liberty of its group ``g``, leaves the group
-    with two liberties or more (a lower bound: two empty neighbours, a join with another own
-    group that has two, or a capture)."""
-    empties = 0
-    for d in (-1, 1, -w, w):
-        y = q + d
-        v = state[U(HEADER + y)]
-        if v == EMPTY:
-            empties += 1
-        elif v != BORDER:
-            h = state[U(HEADER + A_GRP * pp + y)]
-            one = _one_liberty(state, h, pp)
-            if v == col and h != g and not one:
-                return True
-            if v != col and one:
-                return True
-    return empties >= 2
 
 
 @njit(inline="always")
@@ -106,64 +93,203 @@ def _code(state, q, w, header):
 
 
 @njit(inline="always")
-def go_style_point(consts, state, rng, cand, w, pp):
-    """The point of the next Go-style move (padded numbering) or -1 for a pass; ``(point, rng)``.
-    ``cand`` is a scratch buffer of :data:`_MAX_CANDIDATES` int64."""
+def _other_liberty(state, g, p, col, w, pp):
+    """The liberties the own group ``g`` next to the empty point ``p`` has besides ``p``: -1
+    none, -2 two or more, else the one. Its pseudo-liberty sums less the ``k`` adjacencies it has
+    with ``p`` (``ln - k``, ``ls - k p``, ``lq - k p²``) hold one distinct point iff
+    ``n · lq = ls²`` (Cauchy-Schwarz, as in the kernels)."""
+    g0 = HEADER + A_GRP * pp
+    k = np.int64(0)
+    for d in (-1, 1, -w, w):
+        if state[U(HEADER + p + d)] == col and state[U(g0 + p + d)] == g:
+            k += 1
+    n = np.int64(state[U(HEADER + A_LN * pp + g)]) - k
+    if n == 0:
+        return np.int64(-1)
+    s = np.int64(state[U(HEADER + A_LS * pp + g)]) - k * p
+    sq = np.int64(state[U(HEADER + A_LQ * pp + g)]) - k * np.int64(p) * np.int64(p)
+    if n * sq != s * s:
+        return np.int64(-2)
+    return s // n
+
+
+@njit(inline="always")
+def self_atari(state, p, col, w, pp):
+    """The stones of the group a ``col`` stone at the empty padded point ``p`` would form, if
+    that group would have exactly one liberty and the stone captures nothing; else 0 (not a
+    self-atari). O(1) (:func:`_other_liberty`), no allocation.
+
+    The test of Fuego's ``GoBoardUtil::SelfAtari`` (Enzenberger, Müller, Arneson and Segal,
+    "Fuego — An Open-Source Framework for Board Games and Go Engine Based on Monte Carlo Tree
+    Search", IEEE TCIAIG 2(4), 2010, the playout policy)."""
+    g0 = HEADER + A_GRP * pp
+    opp = 3 - col
+    lib = np.int64(-1)  # the one liberty found so far (p excluded)
+    size = np.int64(1)
+    seen1 = np.int64(-1)  # the adjacent own groups already counted (three at most matter)
+    seen2 = np.int64(-1)
+    seen3 = np.int64(-1)
+    for d in (-1, 1, -w, w):
+        q = p + d
+        v = state[U(HEADER + q)]
+        x = np.int64(-1)
+        if v == EMPTY:
+            x = q
+        elif v == opp:
+            if _one_liberty(state, state[U(g0 + q)], pp):
+                return 0  # a capture
+        elif v == col:
+            g = np.int64(state[U(g0 + q)])
+            if g in (seen1, seen2, seen3):
+                continue
+            if seen1 < 0:
+                seen1 = g
+            elif seen2 < 0:
+                seen2 = g
+            else:
+                seen3 = g
+            size += state[U(HEADER + A_SIZE * pp + g)]
+            x = _other_liberty(state, g, p, col, w, pp)
+            if x == -2:
+                return 0
+        if x >= 0:
+            if lib < 0:
+                lib = x
+            elif x != lib:
+                return 0
+    return size
+
+
+@njit(inline="always")
+def urgent_points(consts, state, cand, w, pp):
+    """Step 1 of the Go-style move (module doc): the captures and atari escapes around the last
+    move, written into ``cand`` (a scratch buffer of :data:`MAX_CANDIDATES`); returns their
+    number (a point may appear twice)."""
     col = state[S_TO_MOVE] + 1
     opp = 3 - col
     last = state[S_LAST]
-    if last >= 0 and last < consts[C_N]:
-        lp = consts[C_TABLES + last]
-        g0 = HEADER + A_GRP * pp
-        k = 0
-        for d in (0, -1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
-            q = lp + d
-            v = state[U(HEADER + q)]
-            if v == opp:
-                g = state[U(g0 + q)]
-                if _one_liberty(state, g, pp):
-                    lib = _liberty(state, g, pp)
-                    if playable(consts, state, lib, col, w, pp):
-                        cand[k] = lib
-                        k += 1
-            elif v == col and d != 0 and (d == -1 or d == 1 or d == -w or d == w):
-                g = state[U(g0 + q)]
-                if _one_liberty(state, g, pp):
-                    lib = _liberty(state, g, pp)
-                    if _escapes(state, lib, col, g, w, pp) and playable(
-                        consts, state, lib, col, w, pp
-                    ):
-                        cand[k] = lib
-                        k += 1
-        if k == 0:
-            for d in (-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
-                q = lp + d
-                if (
-                    state[U(HEADER + q)] == EMPTY
-                    and TABLE[_code(state, q, w, HEADER)] != 0
-                    and playable(consts, state, q, col, w, pp)
-                ):
-                    cand[k] = q
+    k = 0
+    if last < 0 or last >= consts[C_N]:
+        return 0
+    lp = consts[C_TABLES + last]
+    g0 = HEADER + A_GRP * pp
+    for d in (0, -1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
+        q = lp + d
+        v = state[U(HEADER + q)]
+        if v == opp:
+            g = state[U(g0 + q)]
+            if _one_liberty(state, g, pp):
+                lib = _liberty(state, g, pp)
+                if playable(consts, state, lib, col, w, pp):
+                    cand[k] = lib
                     k += 1
-        if k > 0:
-            rng, i = below(rng, k)
-            return cand[i], rng
+        elif v == col and d != 0 and (d == -1 or d == 1 or d == -w or d == w):
+            g = state[U(g0 + q)]
+            if _one_liberty(state, g, pp):
+                lib = _liberty(state, g, pp)
+                if self_atari(state, lib, col, w, pp) == 0 and playable(
+                    consts, state, lib, col, w, pp
+                ):
+                    cand[k] = lib
+                    k += 1
+    return k
+
+
+@njit(inline="always")
+def pattern_point(state, q, w):
+    """Whether the empty padded point ``q`` matches a MoGo 3x3 pattern (go_patterns)."""
+    return TABLE[_code(state, q, w, HEADER)] != 0
+
+
+@njit(inline="always")
+def _sane_random_point(consts, state, rng, col, w, pp):
+    """:func:`go_kernels.random_point` that also rejects a self-atari of two stones or more
+    (:func:`self_atari`; a lone stone may still be thrown in, which nakade and ko fights need).
+    With no such point left, the mover passes."""
+    l0 = HEADER + N_PADDED_ARRAYS * pp
+    e0 = HEADER + A_EPOS * pp
+    k = state[S_NEMPTY]
+    found = -1
+    while k > 0:
+        rng, i = below(rng, k)
+        p = state[U(l0 + i)]
+        if self_atari(state, p, col, w, pp) < 2 and playable(consts, state, p, col, w, pp):
+            found = p
+            break
+        k -= 1
+        q = state[U(l0 + k)]  # swap the rejected point to the end of the candidates
+        state[U(l0 + i)] = q
+        state[U(e0 + q)] = i
+        state[U(l0 + k)] = p
+        state[U(e0 + p)] = k
+    return found, rng
+
+
+@njit(inline="always")
+def policy_points(consts, state, cand, w, pp, safe):
+    """Steps 1 and 2 of the Go-style move (module doc): the captures and atari escapes around the
+    last move, else its pattern points (with ``safe``, those that are no self-atari), written
+    into ``cand`` (a scratch buffer of :data:`MAX_CANDIDATES`); returns their number and whether
+    they are step 1's (a point may appear twice)."""
+    k = urgent_points(consts, state, cand, w, pp)
+    if k > 0:
+        return k, True
+    last = state[S_LAST]
+    if last >= 0 and last < consts[C_N]:
+        col = state[S_TO_MOVE] + 1
+        lp = consts[C_TABLES + last]
+        for d in (-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
+            q = lp + d
+            if (
+                state[U(HEADER + q)] == EMPTY
+                and pattern_point(state, q, w)
+                and playable(consts, state, q, col, w, pp)
+                and not (safe and self_atari(state, q, col, w, pp) > 0)
+            ):
+                cand[k] = q
+                k += 1
+    return k, False
+
+
+@njit(inline="always")
+def go_style_point(consts, state, rng, cand, w, pp, safe):
+    """The point of the next Go-style move (padded numbering) or -1 for a pass; ``(point, rng)``.
+    ``cand`` is a scratch buffer of :data:`MAX_CANDIDATES` int64. ``safe``: pattern moves that
+    are self-atari and random self-ataris of two stones or more are rejected."""
+    k, _ = policy_points(consts, state, cand, w, pp, safe)
+    if k > 0:
+        rng, i = below(rng, k)
+        return cand[i], rng
+    col = state[S_TO_MOVE] + 1
+    if safe:
+        return _sane_random_point(consts, state, rng, col, w, pp)
     return random_point(consts, state, rng, col, w, pp)
+
+
+@njit(inline="always")
+def _go_playout(consts, state, rng, moves, out, safe):
+    w = np.int64(consts[C_W])
+    pp = consts[C_P]
+    cand = np.empty(MAX_CANDIDATES, dtype=np.int64)
+    n = 0
+    while state[S_RESULT] < 0:
+        point, rng = go_style_point(consts, state, rng, cand, w, pp, safe)
+        play_point(consts, state, point, moves, n)
+        n += 1
+    returns(consts, state, out)
+    return n, rng
 
 
 @njit(cache=True)
 def go_style_playout(consts, state, rng, moves, out):
     """Go-style playout to the end (module doc); the contract of ``random_playout``."""
-    w = np.int64(consts[C_W])
-    pp = consts[C_P]
-    cand = np.empty(_MAX_CANDIDATES, dtype=np.int64)
-    n = 0
-    while state[S_RESULT] < 0:
-        point, rng = go_style_point(consts, state, rng, cand, w, pp)
-        play_point(consts, state, point, moves, n)
-        n += 1
-    returns(consts, state, out)
-    return n, rng
+    return _go_playout(consts, state, rng, moves, out, False)
+
+
+@njit(cache=True)
+def safe_go_playout(consts, state, rng, moves, out):
+    """:func:`go_style_playout` with self-atari avoidance (module doc, step 4)."""
+    return _go_playout(consts, state, rng, moves, out, True)
 
 
 @njit(inline="always")

@@ -1,14 +1,27 @@
-"""Go playout policies (:mod:`mctslab.search.playouts`): ``go``, the MoGo-style playout of
-:mod:`mctslab.games.go_playouts`; ``uniform`` with modifiers (decisive, anti-decisive, LGRF,
-PoolRAVE) is the generic contract version (:mod:`mctslab.search.playouts.policy_template`), whose
-uniform moves
-include passes and eye fills. The ``go`` base takes no modifier: combined with one it stops the
-search with an error rather than silently ignoring it."""
+"""Go playout policies and prior knowledge (:mod:`mctslab.search.playouts`).
 
+Playouts: ``go``, the MoGo-style playout of :mod:`mctslab.games.go_playouts`; ``go_sa``, the same
+with self-atari avoidance; ``uniform`` with modifiers (decisive, anti-decisive, LGRF, PoolRAVE) is
+the generic contract version (:mod:`mctslab.search.playouts.policy_template`), whose uniform moves
+include passes and eye fills. The ``go`` bases take no modifier: combined with one they stop the
+search with an error rather than silently ignoring it.
+
+Prior knowledge (:func:`prior`, ``mcts(prior=...)``): Fuego's default prior knowledge.
+"""
+
+import numpy as np
 from numba import njit
 
 from mctslab.games import go_kernels
-from mctslab.games.go_playouts import go_style_playout
+from mctslab.games.go_kernels import C_N, C_P, C_TABLES, C_W, S_TO_MOVE
+from mctslab.games.go_playouts import (
+    MAX_CANDIDATES,
+    go_style_playout,
+    pattern_point,
+    policy_points,
+    safe_go_playout,
+    self_atari,
+)
 from mctslab.kernels import codegen
 from mctslab.search.playouts import policy_template as generic
 from mctslab.search.playouts.common import BASE_UNIFORM
@@ -16,17 +29,22 @@ from mctslab.search.playouts.common import BASE_UNIFORM
 _generic = codegen.specialize(generic, go_kernels)
 #: the MoGo-style playout
 BASE_GO = 1
+#: the MoGo-style playout with self-atari avoidance
+BASE_GO_SA = 2
 #: the base policies this module implements, name -> id (``PlayoutParams.base``)
-BASES = {"uniform": BASE_UNIFORM, "go": BASE_GO}
+BASES = {"uniform": BASE_UNIFORM, "go": BASE_GO, "go_sa": BASE_GO_SA}
 
 
 @njit(cache=True)
 def policy_playout(consts, state, rng, moves, out, last, params, stats):
-    """The Go-style playout for ``params.base == BASE_GO``, else the generic one."""
-    if params.base != BASE_GO:
+    """The Go-style playouts for ``params.base`` ``BASE_GO`` and ``BASE_GO_SA``, else the
+    generic one."""
+    if params.base != BASE_GO and params.base != BASE_GO_SA:
         return _generic.policy_playout(consts, state, rng, moves, out, last, params, stats)
     if params.decisive or params.anti or params.lgrf or params.pool_k:
         raise ValueError("playout=go takes no decisive, antidecisive, lgrf or pool modifier")
+    if params.base == BASE_GO_SA:
+        return safe_go_playout(consts, state, rng, moves, out)
     return go_style_playout(consts, state, rng, moves, out)
 
 
@@ -34,3 +52,57 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
 def quality(consts, state, winner):
     """No qualitative measure for Go yet (the qualitative bonus stays off)."""
     return 0.0
+
+
+@njit(cache=True)
+def prior(consts, state, legal, k, counts, values):
+    """Prior knowledge of the ``k`` legal actions ``legal`` of a Go position: ``values[j]`` a win
+    value for the player to move, worth ``counts[j]`` simulations (0: no knowledge). Fuego's
+    default prior knowledge (Enzenberger, Müller, Arneson and Segal, "Fuego — An Open-Source
+    Framework for Board Games and Go Engine Based on Monte Carlo Tree Search", IEEE TCIAIG 2(4),
+    2010; ``GoUctDefaultPriorKnowledge``), from what the playout policy would do here
+    (:mod:`mctslab.games.go_playouts`):
+
+    * the policy's own move is a capture or atari escape, or a 3x3 pattern around the last move
+      (:func:`~mctslab.games.go_playouts.policy_points`): those moves 1.0, self-ataris 0.0,
+      other pattern moves 0.6, the others 0.4, each worth 9 simulations;
+    * else, if some empty point matches a pattern: self-ataris 0.0, pattern moves 1.0, the
+      others 0.5 (the "even game" prior of Gelly and Silver 2007, *Combining online and offline
+      knowledge in UCT*, ICML), each worth 3;
+    * else self-ataris 0.0 worth 3, no knowledge of the others;
+    * the pass 0.0 worth 9, always.
+    """
+    w = np.int64(consts[C_W])
+    pp = consts[C_P]
+    nn = consts[C_N]
+    col = state[S_TO_MOVE] + 1
+    cand = np.empty(MAX_CANDIDATES, dtype=np.int64)
+    n_best, _ = policy_points(consts, state, cand, w, pp, True)
+    any_pattern = n_best > 0
+    for j in range(k):
+        a = legal[j]
+        if a < nn and not any_pattern:
+            any_pattern = pattern_point(state, consts[C_TABLES + a], w)
+    weight = 9.0 if n_best > 0 else 3.0
+    for j in range(k):
+        a = legal[j]
+        if a >= nn:
+            counts[j] = 9.0
+            values[j] = 0.0
+            continue
+        p = consts[C_TABLES + a]
+        counts[j] = weight
+        if self_atari(state, p, col, w, pp) > 0:
+            values[j] = 0.0
+            continue
+        best = False
+        for i in range(n_best):
+            best = best or cand[i] == p
+        if best:
+            values[j] = 1.0
+        elif n_best > 0:
+            values[j] = 0.6 if pattern_point(state, p, w) else 0.4
+        elif any_pattern:
+            values[j] = 1.0 if pattern_point(state, p, w) else 0.5
+        else:
+            counts[j] = 0.0

@@ -34,3 +34,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
 def quality(consts, state, winner):
     """No qualitative measure for Nim (the qualitative bonus stays off)."""
     return 0.0
+
+
+#: no prior knowledge for Nim yet (``mcts(prior=...)``): the generic one, every count 0
+prior = _generic.prior

@@ -224,15 +224,26 @@ OPTIONS: tuple[Option, ...] = (
            gt=0, attr="rave_k", canonical="changed", source=f"{_NOGO}, §3.1"),
     Option("rave_b", float, 0.1, "RAVE bias b (gelly_silver schedule)",
            ge=0, attr="rave_b", canonical="changed", source="Gelly and Silver 2011"),
+    Option("prior", float, 0.0,
+           "prior knowledge at expansion: a new child's AMAF statistics start as the game's "
+           "prior, a win value worth `prior` × its count of simulations (Go: Fuego's priors; "
+           "NoGo: points both players may play first); 0 off; needs rave",
+           ge=0, le=1000, attr="prior", canonical="changed",
+           source="Gelly and Silver 2007, *Combining online and offline knowledge in UCT* "
+           "(ICML), §4; Go: Enzenberger, Müller, Arneson, Segal 2010, *Fuego — An Open-Source "
+           "Framework for Board Games and Go Engine Based on Monte Carlo Tree Search*, prior "
+           "knowledge"),
     Option("playout", str, "uniform",
            "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `contested`, `go`; Nim "
-           "`strategic`; Go `go`; Hex `bridge`",
-           choices=("uniform", "naive", "nf", "nf2", "contested", "bridge", "strategic", "go"),
+           "`strategic`; Go `go`, `go_sa` (with self-atari avoidance); Hex `bridge`",
+           choices=("uniform", "naive", "nf", "nf2", "contested", "bridge", "strategic", "go",
+                    "go_sa"),
            attr="playout",
            canonical="changed",
            source=f"naive: {_NOGO}, §3.3; nf and nf2: §3.5 (the normal form a − b); contested: "
            "§3.5's principle in its cheapest form (points legal for both first); bridge: Arneson, "
-           "Hayward, Henderson 2010, *Monte Carlo Tree Search in Hex*, §IV-B"),
+           "Hayward, Henderson 2010, *Monte Carlo Tree Search in Hex*, §IV-B; go_sa: Fuego's "
+           "self-atari test (Enzenberger et al. 2010)"),
     Option("decisive", bool, False, "playouts take a move that wins at once",
            attr="decisive", canonical="changed",
            source="Teytaud and Teytaud 2010, *On the huge benefit of decisive moves in "
@@ -398,6 +409,11 @@ class _UctConfigMethods:
             object.__setattr__(self, "c", DEFAULT_C.get(self.formula))
         for attr, option in BY_ATTR.items():
             option.check(getattr(self, attr))
+        if self.prior > 0 and self.rave == "off":
+            raise SpecError(
+                f"prior={_fmt(self.prior)}: needs rave (the prior starts a child's AMAF "
+                "statistics); add rave=paper, or prior=0"
+            )
 
     @classmethod
     def from_keys(cls, keys: Mapping[str, Any]) -> UctConfig:

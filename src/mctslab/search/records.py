@@ -50,6 +50,7 @@ class UctParams(NamedTuple):
     rave: int  # RAVE schedule, RAVE_OFF for none
     rave_k: float
     rave_b: float
+    prior: float  # weight of the policies' prior knowledge in new children's AMAF statistics
     policy: bool  # playouts by the policies module's policy_playout
     qbr: bool  # Quality-Based Rewards
     qbr_a: float

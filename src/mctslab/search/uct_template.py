@@ -167,6 +167,22 @@ def exact_search(consts, root, budget, lo, span, table, counters, stack, out):
         top -= 1
 
 
+@njit(inline="always")
+def prior_into_amaf(consts, state, legal, k, fc, amaf_n, amaf_v, weight, p_n, p_v):
+    """Start the AMAF statistics of the new children ``fc .. fc+k-1`` (actions ``legal[:k]`` of
+    ``state``) from the policies module's prior knowledge: ``round(weight · count)`` virtual
+    AMAF updates of the prior win value (Gelly and Silver 2007, *Combining online and offline
+    knowledge in UCT*, section 4, which initialises a new node's value and count from prior
+    knowledge; Fuego initialises the RAVE statistics the same way). Later AMAF updates average
+    into them, so the prior fades as real statistics come."""
+    policies.prior(consts, state, legal, k, p_n, p_v)
+    for j in range(k):
+        n = np.int32(weight * p_n[j] + 0.5)
+        if n > 0:
+            amaf_n[fc + j] = n
+            amaf_v[fc + j] = p_v[j]
+
+
 @njit(cache=True, nogil=True)
 def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats, n_sims, rng):
     """Run up to ``n_sims`` simulations on the tree; return ``(simulations run, rng)``.
@@ -217,6 +233,9 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
 
     RAVE, LGRF and PoolRAVE read the path as alternating moves and are refused with the chance
     tree.
+    **Prior knowledge** (``params.prior`` > 0, with RAVE): a new decision node's children start
+    with the policies module's prior in their AMAF statistics (:func:`prior_into_amaf`).
+
     ``params.policy`` plays the policies module's ``policy_playout`` instead of the uniform
     ``random_playout`` (decisive, anti-decisive, LGRF, PoolRAVE, base policies; the parameters in
     ``playout``, the LGRF and PoolRAVE tables in ``stats``; :mod:`mctslab.search.playouts`).
@@ -279,6 +298,7 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
     rave = params.rave
     rave_k = params.rave_k
     rave_b = params.rave_b
+    prior_w = params.prior if rave != RAVE_OFF else 0.0
     policy = params.policy
     qbr = params.qbr
     lgrf = playout.lgrf
@@ -309,6 +329,9 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
 
     state = root.copy()
     legal = np.empty(max(1, params.num_actions), dtype=np.int32)
+    # the policies' prior knowledge of a node's children (counts, values)
+    p_n = np.empty(legal.shape[0] if prior_w > 0.0 else 0, dtype=np.float64)
+    p_v = np.empty(p_n.shape[0], dtype=np.float64)
     path = np.empty(max_len + 1, dtype=np.int32)  # tree nodes of this simulation, root first
     path_player = np.empty(max_len + 1, dtype=np.int32)  # player to move at each of them
     moves = np.empty(2 * max_len + 2, dtype=np.int32)
@@ -402,6 +425,8 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
                 fc = counters[C_USED]
                 counters[C_USED] += k
                 new_children(tree, node, fc, k, legal, tuned, rave != RAVE_OFF)
+                if prior_w > 0.0:
+                    prior_into_amaf(consts, state, legal, k, fc, amaf_n, amaf_v, prior_w, p_n, p_v)
             k = num_children[node]
             big_n = np.float64(visits[node])
             log_n = math.log(big_n) if big_n > 0.0 else 0.0

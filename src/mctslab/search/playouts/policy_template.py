@@ -144,3 +144,13 @@ def quality(consts, state, winner):
     """Qualitative-bonus measure of a terminal state for the winner (QBR); the contract has none,
     so it is constant here (the bonus is then never applied)."""
     return 0.0
+
+
+@njit(cache=True)
+def prior(consts, state, legal, k, counts, values):
+    """Prior knowledge of the ``k`` legal actions ``legal`` (``counts[j]`` simulations of win
+    value ``values[j]`` for the player to move; ``mcts(prior=...)``); the contract has none, so
+    every count is 0 here."""
+    for j in range(k):
+        counts[j] = 0.0
+        values[j] = 0.5
