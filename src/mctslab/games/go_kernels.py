@@ -495,30 +495,6 @@ def playable(consts, state, p, col, w, pp):
 
 
 @njit(inline="always")
-def random_point(consts, state, rng, col, w, pp):
-    """A uniformly random playable point for ``col`` (padded numbering), or -1; returns
-    ``(point, rng)``. Rejected points are swapped to the end of the empty list and the draw is
-    repeated among the others (rejection sampling without replacement)."""
-    l0 = HEADER + N_PADDED_ARRAYS * pp
-    e0 = HEADER + A_EPOS * pp
-    k = state[S_NEMPTY]
-    found = -1
-    while k > 0:
-        rng, i = below(rng, k)
-        p = state[U(l0 + i)]
-        if playable(consts, state, p, col, w, pp):
-            found = p
-            break
-        k -= 1
-        q = state[U(l0 + k)]  # swap the rejected point to the end of the candidates
-        state[U(l0 + i)] = q
-        state[U(e0 + q)] = i
-        state[U(l0 + k)] = p
-        state[U(e0 + p)] = k
-    return found, rng
-
-
-@njit(inline="always")
 def play_point(consts, state, point, moves, n):
     """Play a playout move for the player to move: the padded ``point``, or a pass if it is -1;
     record it as move ``n`` in ``moves``."""
@@ -539,7 +515,8 @@ def play_point(consts, state, point, moves, n):
 def random_playout(consts, state, rng, moves, out):
     """Random legal moves that never fill the mover's own eyes (:func:`_is_own_eye`), to the end.
 
-    Each move is uniform over the mover's playable points (:func:`random_point`); with none, the
+    Each move is uniform over the mover's playable points (:func:`playable`; a rejected point is
+    swapped to the end of the empty list and the draw repeated among the others); with none, the
     mover passes. Two passes in a row end the game in a position where every empty point is an
     eye or unplayable, which area scoring counts exactly; the ``max_len`` guard ends it otherwise.
     """
@@ -552,9 +529,9 @@ def random_playout(consts, state, rng, moves, out):
     while state[S_RESULT] < 0:
         c = state[S_TO_MOVE]
         col = c + 1
-        # random_point and play_point written out: calling them (inlined, but they take arrays)
-        # made 9x9 playouts ~30% slower, measured (docs/architecture.md, speed traps: array-taking
-        # helpers)
+        # the draw (go_playouts._random_point) and play_point written out: calling them
+        # (inlined, but they take arrays) made 9x9 playouts ~30% slower, measured
+        # (docs/architecture.md, speed traps: array-taking helpers)
         k = state[S_NEMPTY]
         point = -1
         while k > 0:

@@ -61,7 +61,6 @@ from mctslab.games.go_kernels import (
     _one_liberty,
     play_point,
     playable,
-    random_point,
     returns,
 )
 from mctslab.games.go_patterns import TABLE
@@ -202,10 +201,12 @@ def pattern_point(state, q, w):
 
 
 @njit(inline="always")
-def _sane_random_point(consts, state, rng, col, w, pp):
-    """:func:`go_kernels.random_point` that also rejects a self-atari of two stones or more
-    (:func:`self_atari`; a lone stone may still be thrown in, which nakade and ko fights need).
-    With no such point left, the mover passes."""
+def _random_point(consts, state, rng, col, w, pp, safe):
+    """A uniformly random playable point for ``col`` (padded numbering), or -1 (a pass); returns
+    ``(point, rng)``. Rejected points are swapped to the end of the empty list and the draw is
+    repeated among the others (rejection sampling without replacement). ``safe`` also rejects a
+    self-atari of two stones or more (:func:`self_atari`; a lone stone may still be thrown in,
+    which nakade and ko fights need)."""
     l0 = HEADER + N_PADDED_ARRAYS * pp
     e0 = HEADER + A_EPOS * pp
     k = state[S_NEMPTY]
@@ -213,7 +214,9 @@ def _sane_random_point(consts, state, rng, col, w, pp):
     while k > 0:
         rng, i = below(rng, k)
         p = state[U(l0 + i)]
-        if self_atari(state, p, col, w, pp) < 2 and playable(consts, state, p, col, w, pp):
+        if (not safe or self_atari(state, p, col, w, pp) < 2) and playable(
+            consts, state, p, col, w, pp
+        ):
             found = p
             break
         k -= 1
@@ -229,11 +232,11 @@ def _sane_random_point(consts, state, rng, col, w, pp):
 def policy_points(consts, state, cand, w, pp, safe):
     """Steps 1 and 2 of the Go-style move (module doc): the captures and atari escapes around the
     last move, else its pattern points (with ``safe``, those that are no self-atari), written
-    into ``cand`` (a scratch buffer of :data:`MAX_CANDIDATES`); returns their number and whether
-    they are step 1's (a point may appear twice)."""
+    into ``cand`` (a scratch buffer of :data:`MAX_CANDIDATES`); returns their number (a point may
+    appear twice)."""
     k = urgent_points(consts, state, cand, w, pp)
     if k > 0:
-        return k, True
+        return k
     last = state[S_LAST]
     if last >= 0 and last < consts[C_N]:
         col = state[S_TO_MOVE] + 1
@@ -248,7 +251,7 @@ def policy_points(consts, state, cand, w, pp, safe):
             ):
                 cand[k] = q
                 k += 1
-    return k, False
+    return k
 
 
 @njit(inline="always")
@@ -256,14 +259,11 @@ def go_style_point(consts, state, rng, cand, w, pp, safe):
     """The point of the next Go-style move (padded numbering) or -1 for a pass; ``(point, rng)``.
     ``cand`` is a scratch buffer of :data:`MAX_CANDIDATES` int64. ``safe``: pattern moves that
     are self-atari and random self-ataris of two stones or more are rejected."""
-    k, _ = policy_points(consts, state, cand, w, pp, safe)
+    k = policy_points(consts, state, cand, w, pp, safe)
     if k > 0:
         rng, i = below(rng, k)
         return cand[i], rng
-    col = state[S_TO_MOVE] + 1
-    if safe:
-        return _sane_random_point(consts, state, rng, col, w, pp)
-    return random_point(consts, state, rng, col, w, pp)
+    return _random_point(consts, state, rng, state[S_TO_MOVE] + 1, w, pp, safe)
 
 
 @njit(inline="always")

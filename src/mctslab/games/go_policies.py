@@ -77,7 +77,7 @@ def prior(consts, state, legal, k, counts, values):
     nn = consts[C_N]
     col = state[S_TO_MOVE] + 1
     cand = np.empty(MAX_CANDIDATES, dtype=np.int64)
-    n_best, _ = policy_points(consts, state, cand, w, pp, True)
+    n_best = policy_points(consts, state, cand, w, pp, True)
     any_pattern = n_best > 0
     for j in range(k):
         a = legal[j]
