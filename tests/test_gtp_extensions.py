@@ -163,6 +163,25 @@ def test_dead_stones_by_ownership_and_the_score_that_follows():
     assert ok and "RE[B+73.5]" in sgf  # dead stones removed, not the rules' B+63.5
 
 
+@pytest.mark.parametrize(("dead", "passes"), [("O", True), ("X", False)])
+def test_genmove_passes_after_a_pass_exactly_when_the_referee_s_count_wins(dead, passes):
+    """White passes with one stone of ``dead`` colour dead inside the other's wall: Black
+    passes back at once when that count wins for Black (the random agent would almost never
+    pick the pass: 1 of 66 moves), and plays on when it loses."""
+    game = mctslab.load_game("go(size=9,komi=7.5)")
+    inside = "O" if dead == "O" else "X"
+    wall = "X" if dead == "O" else "O"
+    board = DEAD.replace("X", "w").replace("O", "i").replace("w", wall).replace("i", inside)
+    state = game.state_from_ascii(board, 1)
+    engine = Engine("go", "random", seed=3)
+    engine.pos.setup = (game.board(state.array).reshape(-1), 1)
+    engine._replay()
+    assert ask(engine, "play w pass") == (True, "")
+    ok, reply = ask(engine, "genmove b")
+    assert ok and (reply == "pass") is passes
+    assert engine.state.is_terminal() is passes
+
+
 SEKI = """
 . . . . . . .
 . . . . . . .
@@ -195,6 +214,24 @@ def test_a_group_whose_liberties_stay_empty_is_in_seki():
     share[:, flat == 2] = [[0.0], [1.0], [0.0]]  # and captures White's group
     statuses = [g.status for g in go_ownership.judge(board, share)]
     assert statuses == ["alive", "dead", "alive"]
+
+
+@pytest.mark.parametrize("to_move", [0, 1])
+def test_the_corner_seki_is_judged_seki_from_the_playouts(to_move):
+    """End to end: the ownership playouts avoid self-ataris, so neither side fills a shared
+    liberty and both groups come out in seki (the plain Go-style playout called White's group
+    dead), whoever is to move; the score counts both groups' stones and no shared liberty."""
+    game = mctslab.load_game("go(size=7,komi=0.5)")
+    state = game.state_from_ascii(SEKI, to_move)
+    judged = go_ownership.groups(game, state)
+    assert [(g.colour, g.status, len(g.points)) for g in judged] == [
+        (1, "alive", 9),
+        (2, "seki", 8),
+        (1, "seki", 6),
+    ]
+    share = go_ownership.ownership(game, state)
+    for vertex in ("C3", "C2"):
+        assert share[0, game.string_to_action(0, vertex)] > 0.9
 
 
 _PV = re.compile(r"(pass|[A-Za-z]\d+)(\s+(pass|[A-Za-z]\d+))*$")

@@ -5,8 +5,9 @@ The method is Fuego's and Pachi's ownership-based status (Pachi, ``ownermap.c``:
 over many playouts; Enzenberger, Müller et al., "Fuego", IEEE TCIAIG 2010, section on GTP
 ``final_status_list``): from the position as it stands, with the same stones and player to move
 (:func:`mctslab.games.stones.setup_state`, so a finished game is played on), run
-:data:`PLAYOUTS` of the Go-style playout (:func:`mctslab.games.go_playouts.go_style_playout`,
-captures, ataris and MoGo's 3x3 patterns) and record who owns each point of the final position:
+:data:`PLAYOUTS` of the self-atari-avoiding Go-style playout
+(:func:`mctslab.games.go_playouts.safe_go_playout`: captures, atari escapes, MoGo's 3x3 patterns,
+no self-ataris) and record who owns each point of the final position:
 a stone's colour, or for an empty point the one colour among its neighbours (in a playout's
 final position every empty point is an eye or a point neither side may fill, so its neighbours
 name the owner), none when they disagree. ``share[c, a]`` is the fraction of playouts in which
@@ -15,12 +16,12 @@ colour ``c`` (0 neither, 1 Black, 2 White) owns point ``a``.
 A group's status averages the shares over its stones: **dead** when the opponent owns its points
 in more than half of the playouts; **seki** when, not dead, its liberties (the empty points next
 to it) are owned by neither side in more than half (a seki's shared liberties stay empty, since
-filling one is self-atari, while dame and territory get filled or owned); else **alive**. The
-Go-style playout may fill a shared liberty (it does not avoid self-atari), which breaks the seki
-in that playout: on a 7x7 corner seki (two 6- and 8-stone groups sharing two liberties) it owned
-the shared liberties in every playout and called White's 8-stone group dead; the same estimate
-with a self-atari-avoiding playout kept them neutral in 99% of the playouts. GNU Go reads sekis
-tactically.
+filling one is self-atari, while dame and territory get filled or owned); else **alive**. This is
+why the playout must avoid self-ataris: the plain Go-style playout
+(:func:`~mctslab.games.go_playouts.go_style_playout`) fills a shared liberty and breaks the seki.
+On a 7x7 corner seki (two 6- and 8-stone groups sharing two liberties) it owned the shared
+liberties in every playout and called White's 8-stone group dead; the self-atari-avoiding playout
+keeps them neutral (``tests/test_gtp_extensions.py``). GNU Go reads sekis tactically.
 
 :func:`final_score` removes the dead stones and counts the rest by area (Tromp-Taylor: stones
 plus empty regions that reach only one colour) less komi: the score of a game played to the end
@@ -38,7 +39,7 @@ from scipy import ndimage
 
 from mctslab.games import go_kernels as _K
 from mctslab.games.base import Game, State
-from mctslab.games.go_playouts import go_style_playout
+from mctslab.games.go_playouts import safe_go_playout
 from mctslab.games.stones import setup_state
 from mctslab.kernels.rng import seed_state
 
@@ -73,8 +74,9 @@ def point_owners(consts, state, out):
 
 @njit(cache=True)
 def ownership_counts(consts, start, playouts, rng, counts):
-    """Play ``playouts`` Go-style playouts from ``start`` and add each final position's
-    :func:`point_owners` to ``counts[owner, action]``; returns the generator's state."""
+    """Play ``playouts`` self-atari-avoiding Go-style playouts from ``start`` and add each
+    final position's :func:`point_owners` to ``counts[owner, action]``; returns the generator's
+    state."""
     n = consts[_K.C_N]
     work = start.copy()
     moves = np.empty(2 * consts[_K.C_MAX_LEN] + 2, dtype=np.int64)
@@ -82,7 +84,7 @@ def ownership_counts(consts, start, playouts, rng, counts):
     owners = np.empty(n, dtype=np.int64)
     for _ in range(playouts):
         work[:] = start
-        _, rng = go_style_playout(consts, work, rng, moves, ret)
+        _, rng = safe_go_playout(consts, work, rng, moves, ret)
         point_owners(consts, work, owners)
         for a in range(n):
             counts[owners[a], a] += 1

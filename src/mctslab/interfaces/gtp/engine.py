@@ -335,9 +335,12 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
     def _genmove(self, colour: int, cleanup: bool) -> str:
         """Search and play a move for ``colour``. Go: ``pass`` at the end of the game; NoGo:
         ``resign`` without a legal move; any game: ``resign`` when the chosen move's win value
-        is below the threshold after :data:`RESIGN_MIN_VISITS` root visits. ``cleanup`` (KGS):
-        never pass while a stone move is legal, so that dead stones get captured before
-        Tromp-Taylor scoring."""
+        is below the threshold after :data:`RESIGN_MIN_VISITS` root visits. Go: after the
+        opponent's pass, ``pass`` at once when the score with dead stones removed
+        (:func:`mctslab.games.go_ownership.final_score`, as a referee counts it) wins for
+        ``colour``, as Fuego and Pachi end a won game instead of filling their own
+        territory. ``cleanup`` (KGS): never pass while a stone move is legal, so that dead
+        stones get captured before Tromp-Taylor scoring."""
         start = time.perf_counter()
         state = self.state.clone()
         game = self.pos.game
@@ -346,6 +349,10 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
             state.history = []
         if state.is_terminal():
             return self.adapter.over
+        if not cleanup and self._won_by_passing(state, colour):
+            self.clocks[colour].spend(time.perf_counter() - start)
+            self._play(colour, game.pass_action)
+            return self.adapter.move_text(game, colour, game.pass_action)
         result = self._search(state, colour)
         self.last_result, self._analysed = result, list(self.pos.moves)
         action = result.action
@@ -366,6 +373,17 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         self.state = state
         self._play(colour, action)
         return self.adapter.move_text(game, colour, action)
+
+    def _won_by_passing(self, state: State, colour: int) -> bool:
+        """Go, the opponent's last move a pass: the game ends if ``colour`` passes too, and
+        ``colour`` (0 Black, 1 White) wins it once dead stones are removed."""
+        if self.adapter.name != "go" or not self.pos.moves:
+            return False
+        player, action = self.pos.moves[-1]
+        if player == colour or action != self.pos.game.pass_action:
+            return False
+        score = go_ownership.final_score(self.pos.game, state)
+        return score > 0 if colour == 0 else score < 0
 
     def _search(self, state: State, colour: int) -> SearchResult:
         """The agent's search of ``state`` under ``colour``'s clock."""
