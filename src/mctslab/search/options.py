@@ -328,7 +328,7 @@ class Preset:
 STRONG: dict[str, dict[str, Any]] = {
     "nogo": {"rave": "paper", "c": 0.0, "playout": "contested"},
     "hex": {"rave": "paper", "c": 0.0, "playout": "bridge"},
-    "go": {"rave": "paper", "c": 0.0, "playout": "go"},
+    "go": {"rave": "paper", "c": 0.0, "playout": "go_sa", "prior": 1.0},
     "nim": {"playout": "strategic"},
 }
 
