@@ -190,6 +190,8 @@ def _cell(source, wins, n, value="rate", source_games=None):
         ("56 % ± 5%", 220, 400, "rate", None, "agrees"),  # 55% [50.1, 59.8]
         ("56 % ± 5%", 400, 400, "rate", None, "same direction"),
         ("56 % ± 5%", 100, 400, "rate", None, "differs"),
+        ("27.7%", 149, 300, "rate", None, "differs"),  # 49.7% [44.0, 55.3]: undecided
+        ("27.7%", 120, 300, "rate", None, "same direction"),  # 40% [34.6, 45.6]
         ("52.9 ± .015", 212, 400, "rate", None, "agrees"),
         ("183", 180, 300, "wins", 300, "agrees"),
         ("183", 120, 300, "wins", 300, "differs"),

@@ -53,8 +53,9 @@ def source_interval(text: str | None, value: str, source_games: int | None):
 def verdict(cr: CellResult, value: str, source_games: int | None) -> str | None:
     """*agrees* when the source's figure is inside our Wilson 95% interval and ours inside the
     source's interval (:func:`source_interval`; our interval alone when it prints none);
-    *same direction* when both are on the same side of 50%; else *differs*. None without a
-    source figure or a game."""
+    *same direction* when the source's figure and our whole Wilson interval are on the same
+    side of 50% (a point estimate on the source's side whose interval still holds 50% decides
+    nothing); else *differs*. None without a source figure or a game."""
     x = source_value(cr.cell.source, value, source_games)
     if x is None or cr.match is None or cr.match.summary.games == 0:
         return None
@@ -64,7 +65,7 @@ def verdict(cr: CellResult, value: str, source_games: int | None) -> str | None:
     inside = lo <= x <= hi and (theirs is None or theirs[0] <= s.win_rate_a <= theirs[1])
     if inside:
         return AGREES
-    if (s.win_rate_a - 0.5) * (x - 0.5) > 0:
+    if (lo - 0.5) * (x - 0.5) > 0 and (hi - 0.5) * (x - 0.5) > 0:
         return SAME
     return DIFFERS
 
@@ -248,7 +249,8 @@ def page(
         "Ours: A's win rate ± 2σ (two standard deviations, as the NoGo paper prints it) and the "
         "Wilson 95% interval (draws count half). Verdict: *agrees* when the source's figure is "
         "inside our Wilson interval and ours inside the source's (its printed ± 2σ, or the "
-        "Wilson interval of its counts); *same direction* when both are on the same side of 50%; "
+        "Wilson interval of its counts); *same direction* when the source's figure and our whole "
+        "Wilson interval are on the same side of 50%; "
         "*differs* otherwise. A cell with fewer games than the scale's shows `played/needed` and "
         "a provisional verdict (*so far*). Hours searched: the seconds every move of every game "
         "took, added up (with one game per core, the wall-clock is about half on 2 cores).",
