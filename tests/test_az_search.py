@@ -216,6 +216,24 @@ def test_tree_reuse_continues_in_the_subtree_of_the_position_reached():
     assert off.search(state, Budget(sims=10)).reused_fraction == 0.0
 
 
+def test_searching_the_same_position_again_goes_on_in_the_same_tree():
+    """Slices (the web page's live view): two searches of one position of 30 simulations are
+    one search of 60, the same tree grown in place (nothing copied)."""
+    from mctslab.search.budget import Budget
+
+    game = mctslab.load_game("nim(n=9,k=3)")
+    state = game.new_initial_state()
+    sliced = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5_or_uniform, seed=0)
+    sliced.search(state, Budget(sims=30))
+    tree = sliced._last[0]
+    again = sliced.search(state, Budget(sims=30))
+    assert sliced._last[0] is tree and again.reused_fraction == 1.0
+    whole = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5_or_uniform, seed=0)
+    once = whole.search(state, Budget(sims=60))
+    assert again.visits == once.visits and again.values == pytest.approx(once.values)
+    assert again.simulations == 30 and sum(once.visits) == 59  # the first expands the root
+
+
 def fake_network5_or_uniform(obs, mask):
     """FAKE5 up to 5 counters, uniform priors and value 0 above."""
     counters = obs.reshape(len(obs), -1).argmax(axis=1)

@@ -222,3 +222,30 @@ def test_results_view_report_runs_and_replay(server, page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "web_results.png"), full_page=True)
     assert not errors
+
+
+def test_an_alphazero_search_shows_priors_and_visits_on_the_board(server, page, tmp_path):
+    """Issue 18: while az searches, the board shows each move's prior (dashed rings) under its
+    visits (the heat map), and the table gains a prior column."""
+    pytest.importorskip("torch")
+    import mctslab
+    from mctslab.search import az_net
+
+    game = mctslab.load_game("nogo(size=5)")
+    net = az_net.AzNet(az_net.shape_for(game, blocks=1, channels=4))
+    model = tmp_path / "model.pt"
+    az_net.save(model, az_net.net_payload(net, game.spec.spec_string))
+    page.goto(server)
+    page.select_option("#game-name", "nogo")
+    page.fill('#game-params input[data-key="size"]', "5")
+    players = page.locator("#players .player")
+    players.nth(0).fill(f"az(net={model},sims=100000000)")
+    players.nth(1).fill("human")
+    page.click("#new-game-button")
+    page.wait_for_function("document.querySelector('#search-state').textContent === 'running'")
+    page.wait_for_function("document.querySelectorAll('#board .heat').length > 0")
+    assert page.locator("#board .prior").count() == 25
+    assert page.locator("#moves thead th").nth(3).text_content() == "prior"
+    assert page.locator("#moves td.prior").first.text_content().endswith("%")
+    assert "network value" in page.locator("#stats").text_content()
+    page.click("#stop")

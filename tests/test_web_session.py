@@ -92,3 +92,45 @@ def test_cancel_abandons_a_search_without_playing():
     session.close()  # cancels through the same stop event
     assert time.monotonic() - t0 < 5.0
     assert not session.thinking and session.moves == []
+
+
+def test_an_alphazero_search_shows_its_priors_and_network_value(tmp_path):
+    """Issue 18: during an az search the page gets each move's prior beside its visits (the
+    table and the board's dashed rings) and the network's value; an mcts search has none."""
+    pytest.importorskip("torch")
+    import mctslab
+    from mctslab.agents import make_agent
+    from mctslab.search import az_net
+
+    game = mctslab.load_game("nogo(size=5)")
+    net = az_net.AzNet(az_net.shape_for(game, blocks=1, channels=4))
+    model = tmp_path / "model.pt"
+    az_net.save(model, az_net.net_payload(net, game.spec.spec_string))
+    session = Session("t", "nogo(size=5)", [f"az(net={model},sims=40)", "human"], seed=3)
+    try:
+        session.begin()
+        wait(session)
+        view = session.view()
+        info = view["search"]
+        assert info["simulations"] == 40 and 0.0 <= info["network_value"] <= 1.0
+        priors = [m["prior"] for m in info["moves"]]
+        assert len(priors) == min(12, 25) and all(0.0 <= p <= 1.0 for p in priors)
+        fresh = make_agent(f"az(net={model},sims=1)", game, seed=0)
+        result = fresh.search(game.new_initial_state())  # the root's priors: the network's
+        expected = dict(zip(result.actions, result.priors, strict=True))
+        for m in info["moves"]:
+            assert m["prior"] == pytest.approx(expected[m["action"]], abs=1e-4)
+        # drawn on the 24 points still legal after the agent's move
+        assert view["board_svg"].count('class="prior"') == 24
+    finally:
+        session.close()
+    plain = Session("u", "nogo(size=5)", ["mcts(sims=200)", "human"], seed=3)
+    try:
+        plain.begin()
+        wait(plain)
+        view = plain.view()
+        assert view["search"]["network_value"] is None
+        assert all("prior" not in m for m in view["search"]["moves"])
+        assert 'class="prior"' not in view["board_svg"]
+    finally:
+        plain.close()

@@ -49,6 +49,8 @@ class AzAgent(Agent):
         self.budget = budget_of(params, self.DEFAULT_SIMS)
         net = az_net.load_net(params.net, game.spec.spec_string)
         self.searcher = AzSearch(game, AzConfig.from_keys(params), az_net.Evaluator(net), seed)
+        # Gumbel plans its simulations and starts afresh each search: no slices
+        self.live = self.searcher.config.reuse and not self.searcher.config.gumbel
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self.searcher.search(state, budget or self.budget)

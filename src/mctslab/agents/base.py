@@ -57,6 +57,9 @@ class Agent:
         #: the search object behind the agent (``Uct``, ``RootParallel``, ``Flat``, ``Mdp``), whose
         #: tree viewers may read; None for an agent that keeps none
         self.searcher: Any = None
+        #: whether searches of one position go on growing one tree, so that a search can run in
+        #: slices and be shown between them (the web page's live view)
+        self.live = False
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         raise NotImplementedError

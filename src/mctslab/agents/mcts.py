@@ -83,6 +83,7 @@ class MctsAgent(Agent):
                 "tree could not be allocated (a memory limit of this process?); give a smaller "
                 "max_nodes"
             ) from None
+        self.live = bool(self.config.reuse)
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self.searcher.search(state, budget or self.budget)

@@ -3,11 +3,12 @@
 The board itself is the game's: each game draws its states through the ``picture`` hook of its
 class (usually in ``mctslab/games/<game>_render.py``), with the primitives and the generic picture
 of :mod:`mctslab.games.picture`, which returns a :class:`Picture` whose ``anchors`` give the spot
-on the board that stands for each action it draws. What is drawn here is the same for every game:
-the overlay of a search (:func:`state_svg`; visit counts and win rates as a heat map, the
-principal variation as numbered marks) at those anchors, the heat colours (:func:`heat_colour`,
-also used by :mod:`mctslab.interfaces.treeviz`), the buttons for actions without an anchor
-(pass, swap, 2048's slides: :func:`off_board_actions`), and the notebook view of a search
+on the board that stands for each action it draws. What is drawn here is the same for every
+game: the overlay of a search (:func:`state_svg`; visit counts and win rates as a heat map, the
+principal variation as numbered marks, an AlphaZero search's network priors as dashed rings) at
+those anchors, the heat colours (:func:`heat_colour`, also used by
+:mod:`mctslab.interfaces.treeviz`), the buttons for actions without an anchor (pass, swap,
+2048's slides: :func:`off_board_actions`), and the notebook view of a search
 (:class:`SearchView`).
 """
 
@@ -45,15 +46,20 @@ class Overlay:
     values: dict[int, float] = field(default_factory=dict)
     pv: list[int] = field(default_factory=list)
     chosen: int | None = None
+    #: the network's prior of each root move (an ``az`` search; empty for others)
+    priors: dict[int, float] = field(default_factory=dict)
 
     @classmethod
     def from_result(cls, result) -> Overlay:
-        """From anything with ``actions``, ``visits``, ``values``, ``pv`` and ``action``."""
+        """From anything with ``actions``, ``visits``, ``values``, ``pv`` and ``action`` (and
+        ``priors``, aligned with ``actions``, when a network gave them)."""
+        priors = getattr(result, "priors", None) or []
         return cls(
             visits={int(a): int(v) for a, v in zip(result.actions, result.visits, strict=False)},
             values={int(a): float(q) for a, q in zip(result.actions, result.values, strict=False)},
             pv=[int(a) for a in result.pv],
             chosen=int(result.action) if result.action is not None else None,
+            priors={int(a): float(p) for a, p in zip(result.actions, priors, strict=False)},
         )
 
 
@@ -71,7 +77,7 @@ def state_svg(state: State, overlay: Overlay | None = None, *, last_move: bool =
     pic = picture_of(state)
     parts = []
     if overlay is not None:
-        parts = _heat(state, pic, overlay) + _pv(state, pic, overlay)
+        parts = _priors(state, pic, overlay) + _heat(state, pic, overlay) + _pv(state, pic, overlay)
     return svg_document(state, pic, parts, last_move=last_move)
 
 
@@ -79,6 +85,30 @@ def off_board_actions(state: State) -> list[int]:
     """Legal actions the board picture has no spot for (shown as buttons)."""
     anchors = picture_of(state).anchors
     return [a for a in state.legal_actions() if a not in anchors]
+
+
+def _priors(state: State, pic: Picture, ov: Overlay) -> list[str]:
+    """The network's prior of each legal root move as a dashed ring whose radius grows with
+    the square root of the prior (relative to the largest), under the visits' heat map, so a
+    move the network likes but the search has not visited yet still shows."""
+    top = max(ov.priors.values(), default=0.0)
+    if top <= 0:
+        return []
+    legal = set(state.legal_actions())
+    out = []
+    for a, p in ov.priors.items():
+        if a not in pic.anchors or a not in legal:
+            continue
+        x, y, r = pic.anchors[a]
+        rr = r * (0.3 + 0.6 * math.sqrt(p / top))
+        move = _esc(state.action_to_string(a))
+        out.append(
+            f'<g class="prior" data-action="{a}" data-prior="{p:.4f}">'
+            f"<title>{move}: prior {100 * p:.1f}%</title>"
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{rr:.1f}" fill="none" stroke="#5b2a86" '
+            f'stroke-width="{max(1.0, r * 0.08):.1f}" stroke-dasharray="{r * 0.2:.1f}"/></g>'
+        )
+    return out
 
 
 def _heat(state: State, pic: Picture, ov: Overlay) -> list[str]:
@@ -97,6 +127,7 @@ def _heat(state: State, pic: Picture, ov: Overlay) -> list[str]:
         share = math.sqrt(n / top)
         rr = r * (0.3 + 0.6 * share)
         move = _esc(state.action_to_string(a))
+        prior = f", prior {100 * ov.priors[a]:.1f}%" if a in ov.priors else ""
         if a in legal:
             chosen = ' stroke="#0b3d91" stroke-width="2.5"' if a == ov.chosen else ""
             paint = f'fill="{heat_colour(q)}" fill-opacity="{0.45 + 0.4 * share:.2f}"{chosen}'
@@ -105,7 +136,7 @@ def _heat(state: State, pic: Picture, ov: Overlay) -> list[str]:
             paint = f'fill="none" stroke="{heat_colour(q)}" stroke-width="{max(2.0, r * 0.16):.1f}"'
         out.append(
             f'<g class="heat" data-action="{a}" data-visits="{n}" data-value="{q:.4f}">'
-            f"<title>{move}: {n} visits, win rate {100 * q:.1f}%</title>"
+            f"<title>{move}: {n} visits, win rate {100 * q:.1f}%{prior}</title>"
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{rr:.1f}" {paint}/>'
         )
         if r >= 11 and share >= 0.25 and a in legal:

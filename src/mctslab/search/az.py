@@ -79,13 +79,17 @@ class AzSearch:
     def _reused(self, state: State, extra: int) -> tuple[AzTree | None, float]:
         """The subtree of the last search's tree at ``state`` when ``state`` follows its root
         by moves it explored (checked by replaying them), in a tree with room for ``extra`` more
-        nodes; and the share of the old tree's nodes kept. ``(None, 0)`` otherwise."""
+        nodes; and the share of the old tree's nodes kept. ``(None, 0)`` otherwise. The same
+        position again goes on in the old tree itself, nothing copied (a search run in slices,
+        as the web page's live view runs it); a full pool only stops expanding."""
         if self._last is None:
             return None, 0.0
         old, history, array = self._last
         moves = state.history[len(history) :]
         if state.history[: len(history)] != history:
             return None, 0.0
+        if not moves and np.array_equal(array, state.array):
+            return old, 1.0
         replay, node = array.copy(), 0
         for move in moves:
             node = az_tree.child_by_action(old, node, move)

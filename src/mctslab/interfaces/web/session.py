@@ -77,9 +77,7 @@ class Session:
                 self.seats.append(Seat(HUMAN))
                 continue
             agent = make_agent(p, self.game, seed + i)
-            tree = search_tree(agent)
-            live = tree is not None and bool(getattr(getattr(agent, "config", None), "reuse", 0))
-            self.seats.append(Seat(agent.spec_string, agent, tree, live))
+            self.seats.append(Seat(agent.spec_string, agent, search_tree(agent), agent.live))
         self.rng = random.Random(seed)
         self.lock = threading.RLock()
         #: held while a search slice runs, so that the tree can be read between slices
@@ -315,8 +313,16 @@ class Session:
                 return result.action
 
     def _publish(self, seat, state, result, sims, elapsed, tree, running=False) -> None:
+        priors = list(getattr(result, "priors", None) or [])
         ranked = sorted(
-            zip(result.actions, result.visits, result.values, strict=False), key=lambda t: -t[1]
+            zip(
+                result.actions,
+                result.visits,
+                result.values,
+                priors or [None] * len(result.actions),
+                strict=False,
+            ),
+            key=lambda t: -t[1],
         )
         info = {
             "player": state.current_player(),
@@ -332,14 +338,20 @@ class Session:
             "proven": int(result.proven),
             "solved_value": result.solved_value,
             "pv": move_strings(state, result.pv),
+            "network_value": (
+                None
+                if getattr(result, "network_value", None) is None
+                else round(float(result.network_value), 4)
+            ),
             "moves": [
                 {
                     "action": int(a),
                     "move": state.action_to_string(a),
                     "visits": int(n),
                     "value": round(float(q), 4),
+                    **({} if p is None else {"prior": round(float(p), 4)}),
                 }
-                for a, n, q in ranked[:TOP_MOVES]
+                for a, n, q, p in ranked[:TOP_MOVES]
             ],
             "has_tree": tree is not None,
         }

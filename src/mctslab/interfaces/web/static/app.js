@@ -190,6 +190,9 @@ function showSearch(s) {
     ["max depth", s.depth_max],
     ["best move", `${s.move} (${(100 * s.win_ratio).toFixed(1)}%)`],
   ];
+  if (s.network_value !== null && s.network_value !== undefined) {
+    rows.push(["network value", `${(100 * s.network_value).toFixed(1)}%`]);
+  }
   if (s.proven) {
     const verdict = { 1: "win", "-1": "loss" }[s.proven];
     rows.push(["proven", verdict || `exact value ${s.solved_value.toFixed(6)}`]);
@@ -197,8 +200,11 @@ function showSearch(s) {
   stats.innerHTML = rows.map(([k, val]) => `<dt>${k}</dt><dd class="stat-${k.replace(/\W/g, "")}">${esc(val)}</dd>`).join("");
   $("#pv").textContent = s.pv.length ? `PV: ${s.pv.join(" ")}` : "";
   const top = Math.max(1, ...s.moves.map((m) => m.visits));
+  const withPriors = s.moves.some((m) => m.prior !== undefined);
+  $("#moves thead tr").innerHTML = "<th>move</th><th>visits</th><th>win rate</th>" + (withPriors ? "<th>prior</th>" : "");
   body.innerHTML = s.moves.map((m) =>
-    `<tr><td>${esc(m.move)}</td><td><span class="bar" style="width:${(3 * m.visits / top).toFixed(2)}em"></span>${m.visits.toLocaleString()}</td><td>${(100 * m.value).toFixed(1)}%</td></tr>`
+    `<tr><td>${esc(m.move)}</td><td><span class="bar" style="width:${(3 * m.visits / top).toFixed(2)}em"></span>${m.visits.toLocaleString()}</td><td>${(100 * m.value).toFixed(1)}%</td>` +
+    (withPriors ? `<td class="prior">${m.prior === undefined ? "" : (100 * m.prior).toFixed(1) + "%"}</td>` : "") + "</tr>"
   ).join("");
 }
 
