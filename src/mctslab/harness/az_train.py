@@ -7,7 +7,9 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    position yields a sample: the observation, the legal mask, the search's policy (root visit
    counts, normalised) and, once the game ends, the outcome ``z`` for the player who was to move.
    A move is drawn in proportion to the visit counts for the first ``temp_moves`` moves of a game
-   (temperature 1), then the most visited. With ``gumbel`` the search is Gumbel AlphaZero's
+   (temperature 1), then the most visited. With ``reuse`` a game's next search starts in the
+   subtree of the move played, its root noised again (AlphaZero's self-play keeps the subtree
+   too). With ``gumbel`` the search is Gumbel AlphaZero's
    (no Dirichlet noise), the move the one it chose and the policy target its completed-Q
    improved policy (:mod:`mctslab.search.gumbel`). With ``workers`` > 1 the games are shared
    among that many processes (spawned once), each with its own seed.
@@ -44,7 +46,7 @@ import torch
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game
 from mctslab.games.registry import load_game
-from mctslab.search import az_net
+from mctslab.search import az_net, az_tree
 from mctslab.search.az import AzSearch, check_game, root_children
 from mctslab.search.az_options import AzConfig
 
@@ -74,6 +76,8 @@ class TrainConfig:
     noise_alpha: float = 0.3
     noise_frac: float = 0.25
     gumbel: bool = False
+    #: keep the subtree of the move played for the game's next search (not with ``gumbel``)
+    reuse: bool = True
     seed: int = 0
     #: evaluation (:mod:`mctslab.harness.az_eval`): games per match, 0 for none
     eval_games: int = 0
@@ -101,8 +105,12 @@ def self_play(
     states = [game.new_initial_state() for _ in range(n_games)]
     records: list[list[tuple]] = [[] for _ in range(n_games)]
     active = list(range(n_games))
+    reuse = cfg.reuse and not cfg.gumbel
+    kept: dict[int, az_tree.AzTree] = {}  # game -> the subtree of the move it played (reuse)
     while active:
-        trees = [search.new_tree(cfg.sims) for _ in active]
+        trees = [kept.pop(i, None) or search.new_tree(cfg.sims) for i in active]
+        for tree in trees:
+            search.noise_root(tree)  # a reused root; a fresh one gets its noise when expanded
         roots = [states[i].array.copy() for i in active]
         if cfg.gumbel:  # one tree at a time: sequential halving plans each tree's simulations
             chosen = [search.gumbel(t, r, cfg.sims) for t, r in zip(trees, roots, strict=True)]
@@ -127,6 +135,9 @@ def self_play(
                  state.current_player())
             )  # fmt: skip
             state.apply_action(move)
+            child = az_tree.child_by_action(tree, 0, move) if reuse else -1
+            if child >= 0 and tree.first_child[child] >= 0 and not state.is_terminal():
+                kept[i] = search.subtree(tree, child, search.capacity(cfg.sims))[0]
         active = [i for i in active if not states[i].is_terminal()]
     obs, masks, pis, zs = [], [], [], []
     for state, rec in zip(states, records, strict=True):

@@ -98,9 +98,25 @@ class AzSearch:
             self.game.kernels.apply_action(self.game.consts, replay, move)
         if not np.array_equal(replay, state.array):
             return None, 0.0
+        return self.subtree(old, node, extra)
+
+    def subtree(self, old: AzTree, node: int, extra: int) -> tuple[AzTree, float]:
+        """``old``'s subtree below ``node`` (``node`` the new root) in a new tree with room for
+        ``extra`` more nodes, and the share of ``old``'s nodes kept."""
         tree = az_tree.new_tree(extra + int(old.used[0]))
         kept = az_tree.extract(old, node, tree)
         return tree, kept / int(old.used[0])
+
+    def noise_root(self, tree: AzTree) -> None:
+        """Self-play's root noise on a root expanded before it became the root (a reused
+        subtree): its children's priors become ``(1 - frac)·P + frac·η``, η ~ Dir(alpha), as a
+        fresh root's are at its expansion (:meth:`_round`)."""
+        first, k = int(tree.first_child[0]), int(tree.num_children[0])
+        if self.config.noise_frac <= 0 or first < 0:
+            return
+        noise = self.rng.dirichlet(np.full(k, self.config.noise_alpha))
+        frac = self.config.noise_frac
+        tree.prior[first : first + k] = (1 - frac) * tree.prior[first : first + k] + frac * noise
 
     def capacity(self, sims: int | None) -> int:
         """Nodes enough for ``sims`` simulations (None: :data:`MAX_NODES`)."""

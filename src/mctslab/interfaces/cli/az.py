@@ -88,6 +88,13 @@ def self_play_options(fn):
     help="Gumbel AlphaZero self-play with completed-Q policy targets (a new run only)",
 )
 @click.option(
+    "--reuse/--no-reuse",
+    default=True,
+    show_default=True,
+    help="self-play keeps the subtree of the move played for the next search, root noise "
+    "added again (not with --gumbel; a new run only)",
+)
+@click.option(
     "--seed",
     default=0,
     show_default=True,
@@ -96,7 +103,7 @@ def self_play_options(fn):
 )
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, eval_games,
-    eval_every, eval_sims, eval_against, gumbel, seed,
+    eval_every, eval_sims, eval_against, gumbel, reuse, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
@@ -116,6 +123,7 @@ def train_az(
         sims=sims,
         games=games,
         gumbel=gumbel,
+        reuse=reuse,
         seed=seed,
         eval_games=eval_games,
         eval_every=eval_every,
