@@ -8,7 +8,7 @@ import pytest
 
 import mctslab
 from mctslab.errors import SpecError
-from mctslab.games import hex_policies, nogo_policies
+from mctslab.games import hex_policies, nogo_normal_form, nogo_policies
 from mctslab.kernels.rng import seed_state
 from mctslab.search import Uct, UctConfig
 from mctslab.search.budget import Budget
@@ -25,7 +25,7 @@ def nf(game, text, player, two_sided=False):
     n = game.spec.num_distinct_actions
     points = np.zeros(n, dtype=np.int64)
     scores = np.zeros(n, dtype=np.int64)
-    k = nogo_policies.nf_scores(game.consts, state.array, player, two_sided, points, scores)
+    k = nogo_normal_form.nf_scores(game.consts, state.array, player, two_sided, points, scores)
     return dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True))
 
 

@@ -1,4 +1,4 @@
-"""Hex playout policies, compiled against the Hex kernels' union-find.
+"""Hex playout policies, compiled against the Hex kernels.
 
 With only Last Good Reply and PoolRAVE on, the playout is the kernels' random fill with those
 moves put first: the empty cells are filled in an order drawn move by move (the stored reply to
@@ -6,7 +6,8 @@ the previous cell, else a pool cell, each if still empty, else a uniform one), w
 union-find work, and the winner is found once at the end by ``random_playout``'s flood fill
 (called on the full board). Continuing a decided Hex game never changes its winner, as in the
 kernels' fill. With decisive or anti-decisive moves, or when the playout's length is used (QBR),
-it goes move by move and stops at the win.
+it goes move by move and stops at the win, which the edge marks of :func:`_touch` show (no
+union-find: a stone joining marks of both of the mover's edges wins).
 
 * ``decisive`` — the mover plays a cell that wins at once when there is one: an empty cell next
   to both of the mover's edges, each by being on it or by touching a stone connected to it.
@@ -46,7 +47,6 @@ from mctslab.games.hex_kernels import (
     S_WINNER,
     B,
     _find,
-    apply_action,
     random_playout,
     returns,
 )
@@ -186,19 +186,31 @@ def _touch(consts, state, p, e, x, conn, near, wins, nw, stack):
 
 @njit(inline="always")
 def _track_stone(consts, state, p, x, conn, near, wins, nw, stack):
-    """After player ``p`` played ``x`` (``apply_action`` has joined it to its groups): flood
-    the edge marks of :func:`_touch` into the group when it now reaches an edge of ``p``."""
+    """After player ``p`` put a stone at ``x``: flood the edge marks of :func:`_touch` into its
+    group for each edge of ``p`` that the stone reaches (it is on that edge or touches a stone
+    connected to it). No union-find: the marks say which stones reach which edge. Returns
+    whether the stone connects both edges of ``p`` (``p`` has won)."""
     n = consts[C_N]
-    u = B + n + 1
+    colour = p + 1
+    on_edge = consts[C_EDGE + x]
+    nb = C_EDGE + n + 6 * x
     for e in range(2):
-        if not conn[(2 * p + e) * n + x] and _find(state, u, x) == _find(state, u, n + 2 * p + e):
+        base = (2 * p + e) * n
+        if conn[base + x]:
+            continue
+        reach = (on_edge & _edge_bits(p)[e]) != 0
+        for k in range(6):
+            d = consts[nb + k]
+            reach = reach or (state[B + d] == colour and conn[base + d])
+        if reach:
             _touch(consts, state, p, e, x, conn, near, wins, nw, stack)
+    return conn[2 * p * n + x] and conn[(2 * p + 1) * n + x]
 
 
 @njit(inline="always")
 def _track_start(consts, state, conn, near, wins, nw, stack):
     """The marks of :func:`_touch` for the position at the start of a playout: the cells on an
-    edge are next to it, and every stone connected to an edge floods its group's neighbours."""
+    edge are next to it, and the stones on an edge flood their groups."""
     n = consts[C_N]
     for c in range(n):
         if state[B + c] == EMPTY:
@@ -217,18 +229,29 @@ def _track_start(consts, state, conn, near, wins, nw, stack):
 
 
 @njit(inline="always")
-def _tracker(consts, state, on):
+def _play(consts, state, p, a, conn, near, wins, nw, stack):
+    """Player ``p`` plays the empty cell ``a`` in a playout: the stone, the edge marks
+    (:func:`_track_stone`) and the winner from them, instead of ``apply_action``'s union-find
+    (which the terminal state of a playout no longer needs)."""
+    state[B + a] = p + 1
+    if _track_stone(consts, state, p, a, conn, near, wins, nw, stack):
+        state[S_WINNER] = p
+    state[S_TO_MOVE] = 1 - p
+    state[S_COUNT] += 1
+    state[S_LAST] = a
+
+
+@njit(inline="always")
+def _tracker(consts, state):
     """The arrays of the winning-cell tracking (``conn``, ``near``, ``wins``, ``nw``,
-    ``stack``; :func:`_touch`) for the position ``state``, filled by :func:`_track_start`; of
-    size 0 when not ``on``."""
-    n = consts[C_N] if on else 0
+    ``stack``; :func:`_touch`) for the position ``state``, filled by :func:`_track_start`."""
+    n = consts[C_N]
     conn = np.zeros(4 * n, dtype=np.bool_)
     near = np.zeros(4 * n, dtype=np.bool_)
     wins = np.empty(2 * n, dtype=np.int64)
     nw = np.zeros(2, dtype=np.int64)
     stack = np.empty(n, dtype=np.int64)
-    if on:
-        _track_start(consts, state, conn, near, wins, nw, stack)
+    _track_start(consts, state, conn, near, wins, nw, stack)
     return conn, near, wins, nw, stack
 
 
@@ -247,14 +270,14 @@ def tracked_winning_cells(consts, state, actions, out):
     before each move (and after the last) the cell where Black, then White, wins at once (-1
     none) into ``out[2 i]``, ``out[2 i + 1]``."""
     n = consts[C_N]
-    conn, near, wins, nw, stack = _tracker(consts, state, True)
+    conn, near, wins, nw, stack = _tracker(consts, state)
     for i in range(len(actions) + 1):
         out[2 * i] = _winning(state, 0, n, wins, nw)
         out[2 * i + 1] = _winning(state, 1, n, wins, nw)
         if i < len(actions):
-            p = np.int64(state[S_TO_MOVE])
-            apply_action(consts, state, actions[i])
-            _track_stone(consts, state, p, actions[i], conn, near, wins, nw, stack)
+            _play(
+                consts, state, np.int64(state[S_TO_MOVE]), actions[i], conn, near, wins, nw, stack
+            )
 
 
 @njit(cache=True)
@@ -333,8 +356,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     decisive = params.decisive
     anti = params.anti
     bridge = params.base == BASE_BRIDGE
-    track = decisive or anti
-    conn, near, wins, nw, stack = _tracker(consts, state, track)  # winning cells (_touch)
+    conn, near, wins, nw, stack = _tracker(consts, state)  # winning cells (_touch)
     n = 0
     while state[S_WINNER] < 0:
         p = np.int64(state[S_TO_MOVE])
@@ -360,9 +382,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
         k -= 1
         cells[j] = cells[k]
         pos[cells[j]] = j
-        apply_action(consts, state, a)
-        if track:
-            _track_stone(consts, state, p, a, conn, near, wins, nw, stack)
+        _play(consts, state, p, a, conn, near, wins, nw, stack)
         moves[2 * n] = p
         moves[2 * n + 1] = a
         n += 1

@@ -5,17 +5,9 @@
   ``random_playout``. On NoGo the ``antidecisive`` key therefore adds nothing.
 * ``naive`` — the version the paper improves on: uniform over all *empty* points; a drawn point
   that is illegal for the mover (a capture or a suicide) loses the game at once.
-* ``nf`` / ``nf2`` — the normal-form heuristic (section 3.5): for each legal move ``m`` of the
-  mover, ``a`` = legal moves it removes from the opponent and ``b`` = legal moves it removes from
-  the mover (``m`` itself included for whoever could play it); ``a'``, ``b'`` the same when the
-  opponent plays at ``m`` (``a'`` removed from the mover's opponent, ``b'`` from the mover; both 0
-  if ``m`` is illegal for the opponent). ``nf`` plays uniformly among the moves maximising
-  ``a - b``, ``nf2`` among those maximising ``a - b - a' + b'``. Incremental: placing a stone at
-  ``m`` can only change the legality of ``m``, its empty neighbours and the liberties of the groups
-  adjacent to ``m`` (legality depends on a point's neighbours and on whether their groups are in
-  atari), so only those points are tested, before ``m`` and as they would be after it: the
-  groups next to ``m`` get their liberty sums after the move computed from the kernels' sums,
-  nothing is copied or played.
+* ``nf`` / ``nf2`` — the normal-form heuristic of Chou, Teytaud and Yen (2011, §3.5): uniform
+  among the mover's legal moves of the best ``a - b`` (``nf``) or ``a - b - a' + b'`` (``nf2``),
+  the scores kept up to date as stones are placed (:mod:`mctslab.games.nogo_normal_form`).
 * ``contested`` — the cheap form of the normal-form principle: a point legal for both players is
   played before a point only the mover can use (no opponent can take that one from the mover, so
   it is kept for later; in NoGo's endgame the player with more such points wins). Uniform among
@@ -39,11 +31,7 @@ from numba import njit
 from mctslab.games.go_playouts import _nogo_draw_legal, nogo_go_style_playout
 from mctslab.games.nogo_kernels import (
     A_GRP,
-    A_LN,
-    A_LQ,
-    A_LS,
-    A_NXT,
-    BORDER,
+    BLACK,
     C_N,
     C_P,
     C_TABLES,
@@ -55,10 +43,19 @@ from mctslab.games.nogo_kernels import (
     S_NMOVES,
     S_TO_MOVE,
     S_WINNER,
+    WHITE,
     U,
     _is_legal,
     _place,
     returns,
+)
+from mctslab.games.nogo_normal_form import (
+    _after,
+    _legal_after,
+    nf_pick,
+    nf_place,
+    nf_start,
+    short_libs,
 )
 from mctslab.kernels.rng import below
 from mctslab.search.playouts.common import BASE_UNIFORM, lgr_reply, pool_move
@@ -78,242 +75,6 @@ BASES = {
     "go": BASE_GO,
     "contested": BASE_CONTESTED,
 }
-
-
-@njit(inline="always")
-def _affected(state, m, w, pp, aff, seen, stamp, gbuf, k, two_sided):
-    """Collect into ``aff`` the points whose legality a stone at ``m`` may change: ``m``, its
-    empty neighbours, and the liberties of the neighbouring groups whose atari status the move
-    changes (``gbuf`` from :func:`_after` for the mover at offset 0 and, with ``two_sided``, for
-    the opponent at offset 8). A point's legality depends only on its neighbours' colours and
-    on whether their groups are in atari, so no other point can change. Returns their number."""
-    w = np.int64(w)
-    x0 = HEADER + A_NXT * pp
-    ln0 = HEADER + A_LN * pp
-    ls0 = HEADER + A_LS * pp
-    lq0 = HEADER + A_LQ * pp
-    aff[0] = m
-    seen[m] = stamp
-    n = 1
-    for d in (-1, 1, -w, w):
-        q = m + d
-        if state[U(HEADER + q)] == EMPTY and seen[q] != stamp:
-            seen[q] = stamp
-            aff[n] = q
-            n += 1
-    for j in range(k):
-        g = gbuf[j]
-        before = np.int64(_atari(state, g, ln0, ls0, lq0, 0, 0, 0))
-        if before == gbuf[4 + j] and not (two_sided and before != gbuf[12 + j]):
-            continue
-        s = g
-        while True:
-            for e in (-1, 1, -w, w):
-                r = s + e
-                if state[U(HEADER + r)] == EMPTY and seen[r] != stamp:
-                    seen[r] = stamp
-                    aff[n] = r
-                    n += 1
-            s = state[U(x0 + s)]
-            if s == g:
-                break
-    return n
-
-
-@njit(inline="always")
-def _atari(state, g, ln0, ls0, lq0, dn, ds, dq):
-    """Whether the group with representative ``g``, its pseudo-liberty sums changed by
-    ``(dn, ds, dq)``, has at most one distinct liberty (``ln lq == ls^2``, see the kernels)."""
-    n = np.int64(state[U(ln0 + g)]) + dn
-    s = np.int64(state[U(ls0 + g)]) + ds
-    q = np.int64(state[U(lq0 + g)]) + dq
-    return n * q == s * s
-
-
-@njit(inline="always")
-def _after(state, m, col, w, pp, gbuf, off):
-    """Describe the position after colour ``col`` plays the legal point ``m`` without playing it:
-    ``gbuf[0:4]`` the distinct groups adjacent to ``m``, ``gbuf[4:8]`` whether each is in atari
-    afterwards (an opponent group loses the liberty ``m`` once per adjacency; the mover's groups
-    merge with ``m`` into one group whose sums are theirs, less ``m``, plus ``m``'s empty
-    neighbours). Written at ``gbuf[off:off + 8]``. Returns ``(groups, merged group in atari)``."""
-    w = np.int64(w)
-    g0 = HEADER + A_GRP * pp
-    ln0 = HEADER + A_LN * pp
-    ls0 = HEADER + A_LS * pp
-    lq0 = HEADER + A_LQ * pp
-    k = 0
-    mn = np.int64(0)
-    ms = np.int64(0)
-    mq = np.int64(0)
-    m2 = np.int64(m) * np.int64(m)
-    for d in (-1, 1, -w, w):
-        q = m + d
-        v = state[U(HEADER + q)]
-        if v == EMPTY:
-            mn += 1
-            ms += q
-            mq += np.int64(q) * np.int64(q)
-        elif v != BORDER:
-            g = state[U(g0 + q)]
-            seen = False
-            for j in range(k):
-                if gbuf[off + j] == g:
-                    seen = True
-            if not seen:
-                gbuf[off + k] = g
-                gbuf[off + 4 + k] = v
-                k += 1
-    merged_atari = False
-    for j in range(k):
-        g = gbuf[off + j]
-        adj = np.int64(0)
-        for d in (-1, 1, -w, w):
-            adj += state[U(g0 + m + d)] == g and state[U(HEADER + m + d)] != EMPTY
-        if gbuf[off + 4 + j] != col:
-            gbuf[off + 4 + j] = _atari(state, g, ln0, ls0, lq0, -adj, -adj * m, -adj * m2)
-        else:
-            mn += np.int64(state[U(ln0 + g)]) - adj
-            ms += np.int64(state[U(ls0 + g)]) - adj * m
-            mq += np.int64(state[U(lq0 + g)]) - adj * m2
-            gbuf[off + 4 + j] = -1  # the mover's group: merged
-    merged_atari = mn * mq == ms * ms
-    for j in range(k):
-        if gbuf[off + 4 + j] == -1:
-            gbuf[off + 4 + j] = merged_atari
-    return k, merged_atari
-
-
-@njit(inline="always")
-def _legal_after(state, x, colour, m, col, k, merged_atari, gbuf, off, w, pp):
-    """``_is_legal`` for ``colour`` at ``x`` in the position after ``col`` plays ``m`` (described
-    by :func:`_after`): the same test, reading the changed board point and atari statuses."""
-    if x == m or state[U(HEADER + x)] != EMPTY:
-        return False
-    w = np.int64(w)
-    g0 = HEADER + A_GRP * pp
-    ln0 = HEADER + A_LN * pp
-    ls0 = HEADER + A_LS * pp
-    lq0 = HEADER + A_LQ * pp
-    ok = False
-    for d in (-1, 1, -w, w):
-        q = x + d
-        if q == m:
-            v = col
-            atari = merged_atari
-        else:
-            v = state[U(HEADER + q)]
-            atari = False
-            if v != EMPTY and v != BORDER:
-                g = state[U(g0 + q)]
-                found = False
-                for j in range(k):
-                    if gbuf[off + j] == g:
-                        atari = gbuf[off + 4 + j] != 0
-                        found = True
-                if not found:
-                    atari = _atari(state, g, ln0, ls0, lq0, 0, 0, 0)
-        if v == EMPTY:
-            ok = True
-        elif v != BORDER:
-            if v != colour:
-                if atari:
-                    return False
-            elif not atari:
-                ok = True
-    return ok
-
-
-@njit(inline="always")
-def _removed(state, m, col, aff, k_aff, k, merged_atari, gbuf, off, w, pp):
-    """Legal moves removed for colour ``col`` and for the other colour when ``col`` plays at
-    ``m`` (described by :func:`_after` at ``off``), counted over ``aff[:k_aff]``, the only
-    points that can change."""
-    other = 3 - col
-    lost_me = 0
-    lost_other = 0
-    for j in range(k_aff):
-        x = aff[j]
-        lost_me += _is_legal(state, x, col, w, pp) and not _legal_after(
-            state, x, col, m, col, k, merged_atari, gbuf, off, w, pp
-        )
-        lost_other += _is_legal(state, x, other, w, pp) and not _legal_after(
-            state, x, other, m, col, k, merged_atari, gbuf, off, w, pp
-        )
-    return lost_me, lost_other
-
-
-@njit(cache=True)
-def nf_scores(consts, state, c, two_sided, points, scores):
-    """The normal-form score of every legal move of player ``c`` (``a - b``, or with
-    ``two_sided`` ``a - b - a' + b'``), for tests and tools: writes padded points and scores,
-    returns their number."""
-    w = consts[C_W]
-    pp = consts[C_P]
-    gbuf = np.zeros(16, dtype=np.int64)
-    aff = np.empty(pp, dtype=np.int64)
-    seen = np.zeros(pp, dtype=np.int64)
-    col = c + 1
-    k = 0
-    for a in range(consts[C_N]):
-        m = consts[C_TABLES + a]
-        if not _is_legal(state, m, col, w, pp):
-            continue
-        scores[k] = _nf_score(state, gbuf, m, col, two_sided, aff, seen, k + 1, w, pp)
-        points[k] = a
-        k += 1
-    return k
-
-
-@njit(inline="always")
-def _nf_score(state, gbuf, m, col, two_sided, aff, seen, stamp, w, pp):
-    k, merged = _after(state, m, col, w, pp, gbuf, 0)
-    theirs = two_sided and _is_legal(state, m, 3 - col, w, pp)
-    merged2 = False
-    if theirs:
-        _, merged2 = _after(state, m, 3 - col, w, pp, gbuf, 8)
-    n_aff = _affected(state, m, w, pp, aff, seen, stamp, gbuf, k, theirs)
-    b, a = _removed(state, m, col, aff, n_aff, k, merged, gbuf, 0, w, pp)
-    score = a - b
-    if theirs:
-        a2, b2 = _removed(state, m, 3 - col, aff, n_aff, k, merged2, gbuf, 8, w, pp)
-        score += b2 - a2  # a2 = a' (removed from the opponent), b2 = b' (from the mover)
-    return score
-
-
-@njit(inline="always")
-def _nf_move(consts, state, gbuf, aff, seen, stamp, c, two_sided, rng):
-    """A uniformly random move among player ``c``'s legal moves with the best normal-form score,
-    or -1 (illegal candidates are dropped from the list on the way)."""
-    w = consts[C_W]
-    pp = consts[C_P]
-    base = HEADER + N_PADDED_ARRAYS * pp + c * consts[C_N]
-    col = c + 1
-    cnt = state[S_NCAND + c]
-    best = -(1 << 30)
-    chosen = -1
-    ties = 0
-    i = 0
-    while i < cnt:
-        m = state[U(base + i)]
-        if not _is_legal(state, m, col, w, pp):
-            cnt -= 1
-            state[U(base + i)] = state[U(base + cnt)]
-            continue
-        stamp += 1
-        score = _nf_score(state, gbuf, m, col, two_sided, aff, seen, stamp, w, pp)
-        if score > best:
-            best = score
-            chosen = m
-            ties = 1
-        elif score == best:
-            ties += 1
-            rng, r = below(rng, ties)
-            if r == 0:
-                chosen = m
-        i += 1
-    state[S_NCAND + c] = cnt
-    return rng, chosen, stamp
 
 
 @njit(inline="always")
@@ -390,27 +151,58 @@ def _may_lose_all(consts, state, c):
 
 @njit(inline="always")
 def _decisive(consts, state, gbuf, c):
-    """A legal move of player ``c`` after which the opponent has no legal move, or -1 (the
-    opponent's candidates are tested in the position after the move, without playing it; a
-    legal one usually shows at once)."""
-    w = consts[C_W]
+    """A legal move of player ``c`` after which the opponent has no legal move, or -1.
+
+    Such a move must take away the opponent's first legal point ``x0`` (any legal move wins when
+    the opponent has none), and a move changes the
+    legality of ``x0`` only if it is ``x0``, a neighbour of ``x0``, or the other liberty of a
+    group next to ``x0`` that has two (the move leaves that group, or the mover's group through
+    it, in atari with ``x0`` its last liberty; see :mod:`mctslab.games.nogo_normal_form`). So
+    only those, at most nine, are tried, each against the opponent's candidates in the position
+    after it, without playing it (a legal one usually shows at once)."""
+    w = np.int64(consts[C_W])
     pp = consts[C_P]
     nn = consts[C_N]
-    base = HEADER + N_PADDED_ARRAYS * pp + c * nn
-    obase = HEADER + N_PADDED_ARRAYS * pp + (1 - c) * nn
+    base = HEADER + N_PADDED_ARRAYS * pp + (1 - c) * nn
     col = c + 1
-    for i in range(state[S_NCAND + c]):
-        m = state[U(base + i)]
-        if _is_legal(state, m, col, w, pp):
-            k, merged_atari = _after(state, m, col, w, pp, gbuf, 0)
-            wins = True
-            for j in range(state[S_NCAND + 1 - c]):
-                x = state[U(obase + j)]
-                if _legal_after(state, x, 2 - c, m, col, k, merged_atari, gbuf, 0, w, pp):
-                    wins = False
-                    break
-            if wins:
+    x0 = -1
+    for j in range(state[S_NCAND + 1 - c]):
+        x = state[U(base + j)]
+        if _is_legal(state, x, 2 - c, w, pp):
+            x0 = x
+            break
+    if x0 < 0:  # the opponent has no legal move already: any legal move wins
+        own = HEADER + N_PADDED_ARRAYS * pp + c * nn
+        for j in range(state[S_NCAND + c]):
+            m = state[U(own + j)]
+            if _is_legal(state, m, col, w, pp):
                 return m
+        return -1
+    for i in range(13):
+        if i == 0:
+            m = np.int64(x0)
+        elif i < 5:
+            m = x0 + (-1, 1, -w, w)[i - 1]
+        else:  # the other liberty of a group next to x0 with two
+            q = x0 + (-1, 1, -w, w)[(i - 5) // 2]
+            v = state[U(HEADER + q)]
+            if v != BLACK and v != WHITE:
+                continue
+            l1, l2 = short_libs(state, state[U(HEADER + A_GRP * pp + q)], w, pp)
+            m = l1 if (i - 5) % 2 == 0 else l2
+            if m == x0:
+                continue
+        if m < 0 or not _is_legal(state, m, col, w, pp):
+            continue
+        k, merged_atari = _after(state, m, col, w, pp, gbuf, 0)
+        wins = True
+        for j in range(state[S_NCAND + 1 - c]):
+            x = state[U(base + j)]
+            if _legal_after(state, x, 2 - c, m, col, k, merged_atari, gbuf, 0, w, pp):
+                wins = False
+                break
+        if wins:
+            return m
     return -1
 
 
@@ -441,9 +233,9 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     base_policy = params.base
     decisive = params.decisive
     gbuf = np.zeros(16, dtype=np.int64)
-    aff = np.empty(pp, dtype=np.int64)
-    seen = np.zeros(pp, dtype=np.int64)
-    stamp = 0
+    nf = base_policy in (BASE_NF, BASE_NF2)
+    two_sided = base_policy == BASE_NF2
+    scores = nf_start(consts, state, two_sided, nf and state[S_WINNER] < 0)
     n = 0
     if state[S_WINNER] < 0:
         c = np.int64(state[S_TO_MOVE])
@@ -473,10 +265,8 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
                                 break
                         if _is_legal(state, p, col, w, pp):
                             found = p
-                elif base_policy in (BASE_NF, BASE_NF2):
-                    rng, found, stamp = _nf_move(
-                        consts, state, gbuf, aff, seen, stamp, c, base_policy == BASE_NF2, rng
-                    )
+                elif nf:
+                    rng, found = nf_pick(scores, c, rng, pp, nn)
                 else:
                     base = HEADER + N_PADDED_ARRAYS * pp + c * nn
                     if base_policy == BASE_CONTESTED:
@@ -486,7 +276,10 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
             if found < 0:
                 state[S_WINNER] = 1 - c
                 break
-            _place(state, found, col, w, pp)
+            if nf:
+                nf_place(consts, state, scores, found, col, two_sided)
+            else:
+                _place(state, found, col, w, pp)
             last = np.int64(consts[U(a0 + found)])
             moves[2 * n] = c
             moves[2 * n + 1] = last

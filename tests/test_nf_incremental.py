@@ -1,0 +1,97 @@
+"""The normal-form scores kept up to date through a playout (``games/nogo_normal_form.py``)
+against the from-scratch ``nf_scores`` at every position of random games, and the ``nf``
+playout's first move against the from-scratch argmax."""
+
+import numpy as np
+import pytest
+
+import mctslab
+from mctslab.games import nogo_normal_form, nogo_policies
+from mctslab.kernels.rng import seed_state
+from mctslab.search.playouts import common
+
+
+def _scratch(game, state, player, two_sided):
+    """{action: score} of ``player``'s legal moves from scratch."""
+    n = game.spec.num_distinct_actions
+    points = np.zeros(n, dtype=np.int64)
+    scores = np.zeros(n, dtype=np.int64)
+    k = nogo_normal_form.nf_scores(game.consts, state.array, player, two_sided, points, scores)
+    return dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True))
+
+
+def _random_game(game, rng, policy_weights=None):
+    """Actions of a random game to the end, from a random start of 0 to 20 moves (uniform
+    moves; half the games prefer moves next to stones, which makes groups short of liberties)."""
+    state = game.new_initial_state()
+    size = game.consts[0]
+    actions = []
+    near = rng.random() < 0.5
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        if near and actions:
+            board = np.asarray(game.board(state.array)).reshape(-1)
+            touching = [
+                a for a in legal
+                if any(
+                    0 <= r < size and 0 <= c < size and board[r * size + c]
+                    for r, c in ((a // size + dr, a % size + dc)
+                                 for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)))
+                )
+            ]  # fmt: skip
+            legal = touching or legal
+        actions.append(int(rng.choice(legal)))
+        state.apply_action(actions[-1])
+    return actions
+
+
+@pytest.mark.parametrize("size", [3, 5, 7, 9])
+@pytest.mark.parametrize("two_sided", [False, True])
+def test_kept_scores_equal_the_from_scratch_scores_after_every_move(size, two_sided):
+    game = mctslab.load_game(f"nogo(size={size})")
+    rng = np.random.default_rng(size * 2 + two_sided)
+    n = game.spec.num_distinct_actions
+    checked = 0
+    for g in range(12):
+        actions = _random_game(game, rng)
+        start = int(rng.integers(0, min(20, len(actions))))
+        state = game.new_initial_state()
+        for a in actions[:start]:
+            state.apply_action(a)
+        rest = np.array(actions[start:], dtype=np.int64)
+        out = np.zeros((len(rest) + 1, 2, n), dtype=np.int64)
+        nogo_normal_form.tracked_nf_scores(game.consts, state.array.copy(), rest, two_sided, out)
+        for i in range(len(rest) + 1):
+            for player in range(2):
+                kept = {a: int(v) for a, v in enumerate(out[i, player]) if v != -99}
+                assert kept == _scratch(game, state, player, two_sided), (g, start + i, player)
+                checked += len(kept)
+            if i < len(rest):
+                state.apply_action(int(rest[i]))
+    assert checked > 100
+
+
+def test_nf_playout_draws_uniformly_among_the_best_scores():
+    game = mctslab.load_game("nogo(size=5)")
+    rng = np.random.default_rng(3)
+    actions = _random_game(game, rng)[:8]
+    state = game.new_initial_state()
+    for a in actions:
+        state.apply_action(a)
+    player = state.current_player()
+    for base, two in ((nogo_policies.BASE_NF, False), (nogo_policies.BASE_NF2, True)):
+        scores = _scratch(game, state, player, two)
+        best = {a for a, v in scores.items() if v == max(scores.values())}
+        params = common.playout_params(base=base, num_actions=25)
+        stats = common.policy_stats(2, 25)
+        firsts = []
+        for seed in range(400):
+            moves = np.zeros(2 * 26, dtype=np.int64)
+            nogo_policies.policy_playout(
+                game.consts, state.array.copy(), seed_state(seed), moves, np.zeros(2), -1,
+                params, stats,
+            )  # fmt: skip
+            firsts.append(int(moves[1]))
+        assert set(firsts) == best
+        counts = np.bincount(firsts, minlength=25)[sorted(best)]
+        assert counts.min() > 400 / len(best) * 0.5
