@@ -192,18 +192,22 @@ def _track_stone(consts, state, p, x, conn, near, wins, nw, stack):
     whether the stone connects both edges of ``p`` (``p`` has won)."""
     n = consts[C_N]
     colour = p + 1
+    b0 = 2 * p * n
+    b1 = b0 + n
+    f0, f1 = _edge_bits(p)
     on_edge = consts[C_EDGE + x]
+    reach0 = (on_edge & f0) != 0
+    reach1 = (on_edge & f1) != 0
     nb = C_EDGE + n + 6 * x
-    for e in range(2):
-        base = (2 * p + e) * n
-        if conn[base + x]:
-            continue
-        reach = (on_edge & _edge_bits(p)[e]) != 0
-        for k in range(6):
-            d = consts[nb + k]
-            reach = reach or (state[B + d] == colour and conn[base + d])
-        if reach:
-            _touch(consts, state, p, e, x, conn, near, wins, nw, stack)
+    for k in range(6):
+        d = consts[nb + k]
+        if state[B + d] == colour:
+            reach0 = reach0 or conn[b0 + d]
+            reach1 = reach1 or conn[b1 + d]
+    if reach0 and not conn[b0 + x]:
+        _touch(consts, state, p, 0, x, conn, near, wins, nw, stack)
+    if reach1 and not conn[b1 + x]:
+        _touch(consts, state, p, 1, x, conn, near, wins, nw, stack)
     return conn[2 * p * n + x] and conn[(2 * p + 1) * n + x]
 
 

@@ -158,19 +158,33 @@ def _decisive(consts, state, gbuf, c):
     legality of ``x0`` only if it is ``x0``, a neighbour of ``x0``, or the other liberty of a
     group next to ``x0`` that has two (the move leaves that group, or the mover's group through
     it, in atari with ``x0`` its last liberty; see :mod:`mctslab.games.nogo_normal_form`). So
-    only those, at most nine, are tried, each against the opponent's candidates in the position
-    after it, without playing it (a legal one usually shows at once)."""
+    only those, at most nine, are tried; of them, only those that can take the opponent's second
+    legal point too (found the same way), each against the opponent's candidates in the
+    position after it, without playing it (a legal one usually shows at once)."""
     w = np.int64(consts[C_W])
     pp = consts[C_P]
     nn = consts[C_N]
     base = HEADER + N_PADDED_ARRAYS * pp + (1 - c) * nn
     col = c + 1
     x0 = -1
+    x1 = -1
     for j in range(state[S_NCAND + 1 - c]):
         x = state[U(base + j)]
         if _is_legal(state, x, 2 - c, w, pp):
+            if x0 >= 0:
+                x1 = x
+                break
             x0 = x
-            break
+    n1 = 0  # the other liberties of the groups next to x1 that have two, at gbuf[8:12]
+    if x1 >= 0:
+        for d in (-1, 1, -w, w):
+            q = x1 + d
+            v = state[U(HEADER + q)]
+            if v in (BLACK, WHITE):
+                l1, l2 = short_libs(state, state[U(HEADER + A_GRP * pp + q)], w, pp)
+                if l2 >= 0:
+                    gbuf[8 + n1] = l2 if l1 == x1 else l1
+                    n1 += 1
     if x0 < 0:  # the opponent has no legal move already: any legal move wins
         own = HEADER + N_PADDED_ARRAYS * pp + c * nn
         for j in range(state[S_NCAND + c]):
@@ -194,6 +208,12 @@ def _decisive(consts, state, gbuf, c):
                 continue
         if m < 0 or not _is_legal(state, m, col, w, pp):
             continue
+        if x1 >= 0:  # it must take the second legal point x1 too
+            takes = m == x1 or abs(m - x1) == 1 or abs(m - x1) == w
+            for j in range(n1):
+                takes = takes or gbuf[8 + j] == m
+            if not takes:
+                continue
         k, merged_atari = _after(state, m, col, w, pp, gbuf, 0)
         wins = True
         for j in range(state[S_NCAND + 1 - c]):

@@ -107,9 +107,9 @@ def search(game: Game, agent_spec: str, seed: int = 0) -> dict:
     }
 
 
-#: ``bench presets``: the agents compared with plain UCT (every ``mcts`` preset, the other NoGo
-#: playouts, a combination, root parallelisation); a row is skipped where the game lacks the
-#: policy.
+#: ``bench presets``: the agents compared with plain UCT (every ``mcts`` preset, decisive and
+#: anti-decisive moves alone, the other NoGo playouts, a combination, root parallelisation); a
+#: row is skipped where the game lacks the policy.
 PRESET_AGENTS = (
     "mcts(preset=uct)",
     "mcts(preset=rave)",
@@ -117,6 +117,8 @@ PRESET_AGENTS = (
     "mcts(preset=lgrf)",
     "mcts(preset=rave,lgrf=true)",
     "mcts(preset=decisive)",
+    "mcts(decisive=true)",
+    "mcts(antidecisive=true)",
     "mcts(preset=nf)",
     "mcts(playout=nf2)",
     "mcts(playout=naive)",
