@@ -95,3 +95,23 @@ def test_nf_playout_draws_uniformly_among_the_best_scores():
         assert set(firsts) == best
         counts = np.bincount(firsts, minlength=25)[sorted(best)]
         assert counts.min() > 400 / len(best) * 0.5
+
+
+@pytest.mark.parametrize("size", [4, 7, 9])
+def test_kept_legal_counts_equal_the_legal_moves_after_every_move(size):
+    # The decisive playout looks for a winning move only while the opponent has at most ten
+    # legal moves, counted as stones are placed (nogo_policies._recount_around).
+    game = mctslab.load_game(f"nogo(size={size})")
+    rng = np.random.default_rng(size)
+    for _ in range(10):
+        actions = _random_game(game, rng)
+        state = game.new_initial_state()
+        out = np.zeros((len(actions) + 1, 2), dtype=np.int64)
+        nogo_policies.tracked_legal_counts(
+            game.consts, state.array.copy(), np.array(actions, dtype=np.int64), out
+        )
+        for i in range(len(actions) + 1):
+            for player in range(2):
+                assert out[i, player] == len(_scratch(game, state, player, False)), (i, player)
+            if i < len(actions):
+                state.apply_action(actions[i])

@@ -18,7 +18,8 @@
 * ``decisive`` — play a move after which the opponent has no legal move (the opponent's
   candidates are tested as they would be after the move, until a legal one shows, usually at
   once). Looked for only while the opponent has few enough legal moves to lose them all to one
-  move (:func:`_may_lose_all`: at most ten), so it costs a few legality tests a move until the
+  move (:data:`MAX_TAKEN`: at most ten; each player's legal moves are counted as stones are
+  placed, :func:`_legal_counts`), so it costs a few legality tests a move until the
   endgame.
 * Last Good Reply and PoolRAVE moves are tried before the base policy when they are legal.
 
@@ -31,7 +32,11 @@ from numba import njit
 from mctslab.games.go_playouts import _nogo_draw_legal, nogo_go_style_playout
 from mctslab.games.nogo_kernels import (
     A_GRP,
+    A_LN,
+    A_LQ,
+    A_LS,
     BLACK,
+    BORDER,
     C_N,
     C_P,
     C_TABLES,
@@ -114,39 +119,66 @@ def _draw_contested(state, rng, c, w, pp, base):
     return found, rng
 
 
-#: more legal moves than one move can take from a player (see :func:`_may_lose_all`)
+#: more legal moves than one move can take from a player: a stone at ``m`` can make a legal point
+#: ``x`` of the other player illegal only if ``x`` is ``m``; or a neighbour of ``m`` (its last
+#: empty neighbour was ``m``); or the one liberty left to the mover's group through ``m``
+#: (playing ``x`` would capture it); or the one liberty left to a group of the other player next
+#: to ``m`` (``x`` would be suicide): 1 + 4 + 1 + 4 points at most. With more legal moves than
+#: that a player cannot lose at once, and no decisive move needs looking for.
 MAX_TAKEN = 10
 
 
 @njit(inline="always")
-def _may_lose_all(consts, state, c):
-    """Whether player ``c`` has at most :data:`MAX_TAKEN` legal moves, so that one opponent move
-    might leave them none; their illegal candidates met on the way leave the list for good.
-
-    A stone at ``m`` can make a legal point ``x`` of the other player illegal only if ``x`` is
-    ``m``; or a neighbour of ``m`` (its last empty neighbour was ``m``); or the one liberty left
-    to the mover's group through ``m`` (playing ``x`` would capture it); or the one liberty left
-    to a group of ``c`` next to ``m`` (``x`` would be suicide): 1 + 4 + 1 + 4 points at most. With
-    more legal moves than that ``c`` cannot lose at once, and no decisive move needs looking for.
-    """
-    w = consts[C_W]
+def _legal_counts(consts, state, on):
+    """Each point's legality for both players (``legal[c * P + x]``) and each player's number of
+    legal moves (``legal[2P + c]``) in the position ``state``, kept up to date by
+    :func:`_recount_around`; size 0 when not ``on``."""
     pp = consts[C_P]
-    base = HEADER + N_PADDED_ARRAYS * pp + c * consts[C_N]
-    cnt = state[S_NCAND + c]
-    col = c + 1
-    legal = 0
-    i = 0
-    while i < cnt:
-        if _is_legal(state, state[U(base + i)], col, w, pp):
-            legal += 1
-            if legal > MAX_TAKEN:
-                break
-            i += 1
-        else:
-            cnt -= 1
-            state[U(base + i)] = state[U(base + cnt)]
-    state[S_NCAND + c] = cnt
-    return legal <= MAX_TAKEN
+    w = np.int64(consts[C_W])
+    legal = np.zeros(2 * pp + 2 if on else 0, dtype=np.int64)
+    if on:
+        for a in range(consts[C_N]):
+            x = consts[C_TABLES + a]
+            for c in range(2):
+                v = np.int64(_is_legal(state, x, c + 1, w, pp))
+                legal[c * pp + x] = v
+                legal[2 * pp + c] += v
+    return legal
+
+
+@njit(inline="always")
+def _recount(state, legal, z, w, pp):
+    """Test the legality of ``z`` for both players again, keeping the counts."""
+    for c in range(2):
+        v = np.int64(_is_legal(state, z, c + 1, w, pp))
+        legal[2 * pp + c] += v - legal[c * pp + z]
+        legal[c * pp + z] = v
+
+
+@njit(inline="always")
+def _recount_around(state, legal, p, w, pp):
+    """Keep the counts of :func:`_legal_counts` after a stone at ``p``: it changes legality only
+    at ``p``, at its empty neighbours and at the last liberty of a group next to it in atari
+    (legality depends on a point's neighbours and on whether their groups are in atari; see
+    :mod:`mctslab.games.nogo_normal_form`), so only those are tested again."""
+    for c in range(2):  # p itself: taken
+        legal[2 * pp + c] -= legal[c * pp + p]
+        legal[c * pp + p] = 0
+    g0 = HEADER + A_GRP * pp
+    ln0 = HEADER + A_LN * pp
+    ls0 = HEADER + A_LS * pp
+    lq0 = HEADER + A_LQ * pp
+    for d in (-1, 1, -w, w):
+        q = p + d
+        v = state[U(HEADER + q)]
+        if v == EMPTY:
+            _recount(state, legal, q, w, pp)
+        elif v != BORDER:
+            g = state[U(g0 + q)]
+            n = np.int64(state[U(ln0 + g)])
+            s = np.int64(state[U(ls0 + g)])
+            if n * np.int64(state[U(lq0 + g)]) == s * s:
+                _recount(state, legal, s // n, w, pp)
 
 
 @njit(inline="always")
@@ -168,13 +200,20 @@ def _decisive(consts, state, gbuf, c):
     col = c + 1
     x0 = -1
     x1 = -1
-    for j in range(state[S_NCAND + 1 - c]):
+    cnt = state[S_NCAND + 1 - c]
+    j = 0
+    while j < cnt:  # the illegal candidates met leave the list for good
         x = state[U(base + j)]
         if _is_legal(state, x, 2 - c, w, pp):
             if x0 >= 0:
                 x1 = x
                 break
             x0 = x
+            j += 1
+        else:
+            cnt -= 1
+            state[U(base + j)] = state[U(base + cnt)]
+    state[S_NCAND + 1 - c] = cnt
     n1 = 0  # the other liberties of the groups next to x1 that have two, at gbuf[8:12]
     if x1 >= 0:
         for d in (-1, 1, -w, w):
@@ -206,7 +245,7 @@ def _decisive(consts, state, gbuf, c):
             m = l1 if (i - 5) % 2 == 0 else l2
             if m == x0:
                 continue
-        if m < 0 or not _is_legal(state, m, col, w, pp):
+        if m < 0:
             continue
         if x1 >= 0:  # it must take the second legal point x1 too
             takes = m == x1 or abs(m - x1) == 1 or abs(m - x1) == w
@@ -214,6 +253,8 @@ def _decisive(consts, state, gbuf, c):
                 takes = takes or gbuf[8 + j] == m
             if not takes:
                 continue
+        if not _is_legal(state, m, col, w, pp):
+            continue
         k, merged_atari = _after(state, m, col, w, pp, gbuf, 0)
         wins = True
         for j in range(state[S_NCAND + 1 - c]):
@@ -228,8 +269,26 @@ def _decisive(consts, state, gbuf, c):
 
 @njit(cache=True)
 def may_lose_all(consts, state, c):
-    """:func:`_may_lose_all` for tests."""
-    return _may_lose_all(consts, state, c)
+    """For tests: whether the playout looks for a decisive move against player ``c`` (at most
+    :data:`MAX_TAKEN` legal moves)."""
+    return _legal_counts(consts, state, True)[2 * consts[C_P] + c] <= MAX_TAKEN
+
+
+@njit(cache=True)
+def tracked_legal_counts(consts, state, actions, out):
+    """For tests: play ``actions`` from ``state`` keeping the counts of :func:`_legal_counts`,
+    writing Black's and White's before each move (and after the last) at ``out[i]``."""
+    w = np.int64(consts[C_W])
+    pp = consts[C_P]
+    legal = _legal_counts(consts, state, True)
+    for i in range(len(actions) + 1):
+        out[i, 0] = legal[2 * pp]
+        out[i, 1] = legal[2 * pp + 1]
+        if i < len(actions):
+            p = consts[C_TABLES + actions[i]]
+            _place(state, p, state[S_TO_MOVE] + 1, w, pp)
+            _recount_around(state, legal, p, w, pp)
+            state[S_TO_MOVE] = 1 - state[S_TO_MOVE]
 
 
 @njit(cache=True)
@@ -256,13 +315,14 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     nf = base_policy in (BASE_NF, BASE_NF2)
     two_sided = base_policy == BASE_NF2
     scores = nf_start(consts, state, two_sided, nf and state[S_WINNER] < 0)
+    legal = _legal_counts(consts, state, decisive and state[S_WINNER] < 0)
     n = 0
     if state[S_WINNER] < 0:
         c = np.int64(state[S_TO_MOVE])
         while True:
             col = c + 1
             found = -1
-            if decisive and _may_lose_all(consts, state, 1 - c):
+            if decisive and legal[2 * pp + 1 - c] <= MAX_TAKEN:
                 found = _decisive(consts, state, gbuf, c)
             if found < 0:
                 r = lgr_reply(stats, params, c, last)
@@ -300,6 +360,8 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
                 nf_place(consts, state, scores, found, col, two_sided)
             else:
                 _place(state, found, col, w, pp)
+            if decisive:
+                _recount_around(state, legal, found, np.int64(w), pp)
             last = np.int64(consts[U(a0 + found)])
             moves[2 * n] = c
             moves[2 * n + 1] = last
