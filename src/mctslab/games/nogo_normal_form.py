@@ -305,6 +305,16 @@ def _mark(t, z, pp):
 
 
 @njit(inline="always")
+def last_liberty(state, g, pp):
+    """The one liberty of the group ``g`` if it is in atari (``ln lq == ls^2``), else -1."""
+    n = np.int64(state[U(HEADER + A_LN * pp + g)])
+    s = np.int64(state[U(HEADER + A_LS * pp + g)])
+    if n * np.int64(state[U(HEADER + A_LQ * pp + g)]) == s * s:
+        return s // n
+    return np.int64(-1)
+
+
+@njit(inline="always")
 def short_libs(state, g, w, pp):
     """The liberties of the group ``g`` if it has at most two, as ``(l1, l2)`` (-1 for none);
     ``(-1, -1)`` when it has more. A group with more than eight pseudo-liberties has more than
@@ -666,9 +676,6 @@ def nf_place(consts, state, t, p, col, two_sided):
     pp = consts[C_P]
     nn = consts[C_N]
     g0 = HEADER + A_GRP * pp
-    ln0 = HEADER + A_LN * pp
-    ls0 = HEADER + A_LS * pp
-    lq0 = HEADER + A_LQ * pp
     tail = T_TAIL * pp
     t[U(tail + STAMP)] += 1
     t[U(tail + MARKED)] = 0
@@ -692,10 +699,9 @@ def nf_place(consts, state, t, p, col, two_sided):
         elif v != BORDER:
             g = state[U(g0 + q)]
             _mark_short_libs(state, t, g, w, pp)
-            n = np.int64(state[U(ln0 + g)])
-            s = np.int64(state[U(ls0 + g)])
-            if n * np.int64(state[U(lq0 + g)]) == s * s:  # in atari: its last liberty
-                _seed(state, t, s // n, w, pp)
+            y = last_liberty(state, g, pp)
+            if y >= 0:
+                _seed(state, t, y, w, pp)
     for i in range(t[U(tail + MARKED)]):
         z = t[U(T_DIRTY * pp + i)]
         if state[U(HEADER + z)] == EMPTY:

@@ -32,9 +32,6 @@ from numba import njit
 from mctslab.games.go_playouts import _nogo_draw_legal, nogo_go_style_playout
 from mctslab.games.nogo_kernels import (
     A_GRP,
-    A_LN,
-    A_LQ,
-    A_LS,
     BLACK,
     BORDER,
     C_N,
@@ -57,6 +54,7 @@ from mctslab.games.nogo_kernels import (
 from mctslab.games.nogo_normal_form import (
     _after,
     _legal_after,
+    last_liberty,
     nf_pick,
     nf_place,
     nf_start,
@@ -164,21 +162,15 @@ def _recount_around(state, legal, p, w, pp):
     for c in range(2):  # p itself: taken
         legal[2 * pp + c] -= legal[c * pp + p]
         legal[c * pp + p] = 0
-    g0 = HEADER + A_GRP * pp
-    ln0 = HEADER + A_LN * pp
-    ls0 = HEADER + A_LS * pp
-    lq0 = HEADER + A_LQ * pp
     for d in (-1, 1, -w, w):
         q = p + d
         v = state[U(HEADER + q)]
         if v == EMPTY:
             _recount(state, legal, q, w, pp)
         elif v != BORDER:
-            g = state[U(g0 + q)]
-            n = np.int64(state[U(ln0 + g)])
-            s = np.int64(state[U(ls0 + g)])
-            if n * np.int64(state[U(lq0 + g)]) == s * s:
-                _recount(state, legal, s // n, w, pp)
+            y = last_liberty(state, state[U(HEADER + A_GRP * pp + q)], pp)
+            if y >= 0:
+                _recount(state, legal, y, w, pp)
 
 
 @njit(inline="always")
