@@ -191,7 +191,9 @@ def test_canonical_spec_and_clear_errors(fake):
 def test_our_engine_as_a_subprocess_plays_whole_games(game_spec, engine):
     game = mctslab.load_game(game_spec)
     cmd = f"{MCTSLAB} gtp {engine} --agent random --seed 1"
-    agent = make_agent(specstr.format_spec("gtp", {"cmd": cmd}), game)
+    # Go: the first genmove after a pass judges dead stones (go_ownership), which compiles its
+    # playouts in a cold cache: well over 30 s on a loaded 2-core machine
+    agent = make_agent(specstr.format_spec("gtp", {"cmd": cmd, "timeout": 300}), game)
     other = make_agent("random", game, seed=2)
     try:
         for seats in ([agent, other], [other, agent]):

@@ -112,7 +112,7 @@ def test_an_alphazero_search_shows_its_priors_and_network_value(tmp_path):
         wait(session)
         view = session.view()
         info = view["search"]
-        assert info["simulations"] == 40 and 0.0 <= info["network_value"] <= 1.0
+        assert info["simulations"] == 40 and 0.0 <= info["network_value"] <= 1.0  # a win rate
         priors = [m["prior"] for m in info["moves"]]
         assert len(priors) == min(12, 25) and all(0.0 <= p <= 1.0 for p in priors)
         fresh = make_agent(f"az(net={model},sims=1)", game, seed=0)
@@ -120,6 +120,7 @@ def test_an_alphazero_search_shows_its_priors_and_network_value(tmp_path):
         expected = dict(zip(result.actions, result.priors, strict=True))
         for m in info["moves"]:
             assert m["prior"] == pytest.approx(expected[m["action"]], abs=1e-4)
+        assert info["network_value"] == pytest.approx((1 + result.network_value) / 2, abs=1e-4)
         # drawn on the 24 points still legal after the agent's move
         assert view["board_svg"].count('class="prior"') == 24
     finally:

@@ -338,10 +338,11 @@ class Session:
             "proven": int(result.proven),
             "solved_value": result.solved_value,
             "pv": move_strings(state, result.pv),
+            # the network's value (in [-1, 1] for the mover) as a win rate, like the moves'
             "network_value": (
                 None
                 if getattr(result, "network_value", None) is None
-                else round(float(result.network_value), 4)
+                else round((1.0 + float(result.network_value)) / 2.0, 4)
             ),
             "moves": [
                 {
