@@ -224,17 +224,13 @@ def test_results_view_report_runs_and_replay(server, page):
     assert not errors
 
 
-def test_an_alphazero_search_shows_priors_and_visits_on_the_board(server, page, tmp_path):
+def test_an_alphazero_search_shows_priors_and_visits_on_the_board(server, page, tiny_az_model):
     """Issue 18: while az searches, the board shows each move's prior (dashed rings) under its
     visits (the heat map), and the table gains a prior column."""
-    pytest.importorskip("torch")
     import mctslab
-    from mctslab.search import az_net
 
     game = mctslab.load_game("nogo(size=5)")
-    net = az_net.AzNet(az_net.shape_for(game, blocks=1, channels=4))
-    model = tmp_path / "model.pt"
-    az_net.save(model, az_net.net_payload(net, game.spec.spec_string))
+    model = tiny_az_model(game)
     page.goto(server)
     page.select_option("#game-name", "nogo")
     page.fill('#game-params input[data-key="size"]', "5")

@@ -94,18 +94,14 @@ def test_cancel_abandons_a_search_without_playing():
     assert not session.thinking and session.moves == []
 
 
-def test_an_alphazero_search_shows_its_priors_and_network_value(tmp_path):
+def test_an_alphazero_search_shows_its_priors_and_network_value(tiny_az_model):
     """Issue 18: during an az search the page gets each move's prior beside its visits (the
     table and the board's dashed rings) and the network's value; an mcts search has none."""
-    pytest.importorskip("torch")
     import mctslab
     from mctslab.agents import make_agent
-    from mctslab.search import az_net
 
     game = mctslab.load_game("nogo(size=5)")
-    net = az_net.AzNet(az_net.shape_for(game, blocks=1, channels=4))
-    model = tmp_path / "model.pt"
-    az_net.save(model, az_net.net_payload(net, game.spec.spec_string))
+    model = tiny_az_model(game)
     session = Session("t", "nogo(size=5)", [f"az(net={model},sims=40)", "human"], seed=3)
     try:
         session.begin()

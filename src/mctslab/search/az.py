@@ -114,9 +114,12 @@ class AzSearch:
         first, k = int(tree.first_child[0]), int(tree.num_children[0])
         if self.config.noise_frac <= 0 or first < 0:
             return
-        noise = self.rng.dirichlet(np.full(k, self.config.noise_alpha))
-        frac = self.config.noise_frac
-        tree.prior[first : first + k] = (1 - frac) * tree.prior[first : first + k] + frac * noise
+        tree.prior[first : first + k] = self._noised(tree.prior[first : first + k])
+
+    def _noised(self, priors: np.ndarray) -> np.ndarray:
+        """Root noise: ``(1 - frac)·P + frac·η``, η ~ Dir(``noise_alpha``) over the moves."""
+        noise = self.rng.dirichlet(np.full(len(priors), self.config.noise_alpha))
+        return (1 - self.config.noise_frac) * priors + self.config.noise_frac * noise
 
     def capacity(self, sims: int | None) -> int:
         """Nodes enough for ``sims`` simulations (None: :data:`MAX_NODES`)."""
@@ -174,8 +177,7 @@ class AzSearch:
             row = priors[j]
             if leaf == 0 and c.noise_frac > 0 and tree.first_child[0] < 0:
                 row = row.copy()
-                noise = self.rng.dirichlet(np.full(len(legal), c.noise_alpha))
-                row[legal] = (1 - c.noise_frac) * row[legal] + c.noise_frac * noise
+                row[legal] = self._noised(row[legal])
             az_tree.expand(tree, leaf, player, legal, len(legal), row, v)
             az_tree.backup(
                 tree, path, depth, np.array([v, -v]) if player == 0 else np.array([-v, v])
