@@ -172,6 +172,53 @@ def test_completed_q_fills_unvisited_actions_with_the_mixed_value():
     assert gumbel.halve(np.array([1.0, 3.0, 2.0]), [0, 1, 2]) == [1, 2]
 
 
+def test_mcts_solver_by_hand():
+    """The trace above goes on with MCTS-Solver (on by default). Sim 5 reached node 4, terminal
+    and won by player 1, who chose it: node 4 is a proven win for its chooser, so node 1 (player
+    1 to move) is a proven win for player 1, a proven loss for the root's player 0. Sim 6: PUCT
+    would pick node 1 again (-0.7/3 + 2.236 * 0.6 / 4 = 0.102 against node 2's -0.8 + 2.236 *
+    0.4 / 2 = -0.353), the solver never picks a proven loss while another child is not one: node
+    2, then its only child 5 (take the last counter), won by player 1: node 2 is a proven loss
+    for the root too, every root child is, and the root is a proven loss for player 0. A seventh
+    simulation is not run; without the solver sim 6 goes to node 1 and nothing is proven."""
+    game = mctslab.load_game("nim(n=3,k=2)")
+    root = game.new_initial_state().array
+    search = AzSearch(game, AzConfig(c_puct=1.0, c_base=0.0, fpu=0.0, batch=1), fake_network, 0)
+    tree = search.new_tree(10)
+    search.run([tree], [root], 5)
+    assert tree.proven[:5].tolist() == [0, -1, 0, 0, 1]
+    assert search.run([tree], [root], 1) == 1
+    assert tree.visits[:6].tolist() == [6, 3, 2, 1, 1, 1]
+    assert tree.proven[:6].tolist() == [-1, -1, -1, 0, 1, 1]
+    assert search.run([tree], [root], 1) == 0 and tree.visits[0] == 6
+    off_config = AzConfig(c_puct=1.0, c_base=0.0, fpu=0.0, batch=1, solver=False)
+    off = AzSearch(game, off_config, fake_network, 0)
+    tree_off = off.new_tree(10)
+    off.run([tree_off], [root], 6)
+    assert tree_off.visits[:3].tolist() == [6, 4, 1] and not tree_off.proven.any()
+
+
+def test_solver_plays_a_proven_win_and_avoids_proven_losses():
+    """nim(n=5,k=3): taking 1 (leaving 4) wins, the others lose against perfect play. A
+    network that prefers taking 3 misleads PUCT; the solver proves the win and plays it, and
+    the result reports the proof. Without the solver the most visited move is played."""
+    from mctslab.search.budget import Budget
+
+    def misleading(obs, mask):
+        priors = np.tile([0.05, 0.15, 0.8], (len(obs), 1)) * mask
+        return priors / priors.sum(axis=1, keepdims=True), np.zeros(len(obs))
+
+    game = mctslab.load_game("nim(n=5,k=3)")
+    state = game.new_initial_state()
+    on = AzSearch(game, AzConfig(batch=1), misleading, 0).search(state, Budget(sims=400))
+    assert on.action == 0 and on.proven == 1 and on.solved_value == 1.0
+    assert on.values[0] == 1.0 and on.simulations < 400  # the proof stops the search
+    lost = game.new_initial_state()
+    lost.apply_action(0)  # 4 left: every move loses
+    verdict = AzSearch(game, AzConfig(batch=1), misleading, 0).search(lost, Budget(sims=400))
+    assert verdict.proven == -1 and verdict.solved_value == 0.0
+
+
 def test_extract_keeps_a_subtree_with_its_statistics():
     game = mctslab.load_game("nim(n=5,k=3)")
     search = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5, seed=0)
@@ -198,7 +245,8 @@ def test_tree_reuse_continues_in_the_subtree_of_the_position_reached():
     from mctslab.search.budget import Budget
 
     game = mctslab.load_game("nim(n=9,k=3)")
-    search = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5_or_uniform, seed=0)
+    config = AzConfig(c_puct=1.0, batch=1, solver=False)  # 200 simulations would solve nim(9)
+    search = AzSearch(game, config, fake_network5_or_uniform, seed=0)
     state = game.new_initial_state()
     first = search.search(state, Budget(sims=200))
     assert first.reused_fraction == 0.0
@@ -223,12 +271,13 @@ def test_searching_the_same_position_again_goes_on_in_the_same_tree():
 
     game = mctslab.load_game("nim(n=9,k=3)")
     state = game.new_initial_state()
-    sliced = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5_or_uniform, seed=0)
+    config = AzConfig(c_puct=1.0, batch=1, solver=False)  # a proof would stop either early
+    sliced = AzSearch(game, config, fake_network5_or_uniform, seed=0)
     sliced.search(state, Budget(sims=30))
     tree = sliced._last[0]
     again = sliced.search(state, Budget(sims=30))
     assert sliced._last[0] is tree and again.reused_fraction == 1.0
-    whole = AzSearch(game, AzConfig(c_puct=1.0, batch=1), fake_network5_or_uniform, seed=0)
+    whole = AzSearch(game, config, fake_network5_or_uniform, seed=0)
     once = whole.search(state, Budget(sims=60))
     assert again.visits == once.visits and again.values == pytest.approx(once.values)
     assert again.simulations == 30 and sum(once.visits) == 59  # the first expands the root

@@ -7,7 +7,8 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    position yields a sample: the observation, the legal mask, the search's policy (root visit
    counts, normalised) and, once the game ends, the outcome ``z`` for the player who was to move.
    A move is drawn in proportion to the visit counts for the first ``temp_moves`` moves of a game
-   (temperature 1), then the most visited. With ``reuse`` a game's next search starts in the
+   (temperature 1), then the most visited (MCTS-Solver's verdicts applied to the visits:
+   :func:`mctslab.search.az.playable_visits`). With ``reuse`` a game's next search starts in the
    subtree of the move played, its root noised again (AlphaZero's self-play keeps the subtree
    too). With ``gumbel`` the search is Gumbel AlphaZero's
    (no Dirichlet noise), the move the one it chose and the policy target its completed-Q
@@ -47,7 +48,7 @@ from mctslab.errors import MctslabError
 from mctslab.games.base import Game
 from mctslab.games.registry import load_game
 from mctslab.search import az_net, az_tree
-from mctslab.search.az import AzSearch, check_game, root_children
+from mctslab.search.az import AzSearch, check_game, playable_visits, root_children
 from mctslab.search.az_options import AzConfig
 
 CHECKPOINT = "checkpoint.pt"
@@ -118,7 +119,8 @@ def self_play(
             search.run(trees, roots, cfg.sims)
         for j, (tree, i) in enumerate(zip(trees, active, strict=True)):
             state = states[i]
-            actions, visits, _, priors = root_children(tree)
+            actions, _, _, priors = root_children(tree)
+            visits = playable_visits(tree)  # MCTS-Solver's verdicts applied
             weights = visits if visits.sum() > 0 else priors
             pi = np.zeros(a, dtype=np.float32)
             if cfg.gumbel:  # the completed-Q improved policy, and the move Gumbel chose

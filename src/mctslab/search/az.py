@@ -12,6 +12,12 @@ With ``mix`` = λ > 0 a leaf's value is AlphaGo's ``(1 - λ) v + λ z`` (Silver 
 the game of Go with deep neural networks and tree search", Nature 2016: λ = 0.5), ``z`` the
 outcome of one uniformly random playout from the leaf for the player to move there.
 
+With ``solver`` (two-player zero-sum games) MCTS-Solver marks proven wins and losses
+(:mod:`mctslab.search.az_tree`): a descent that reaches a proven node backs up its value without
+the network, a search whose root is proven stops, and the move played is a proven win when there
+is one, never a proven loss while another move is not one (:func:`playable_visits`; self-play's
+policy targets use the same visits).
+
 Root Dirichlet noise (AlphaZero: ``P = (1 - frac) * P + frac * Dir(alpha)`` at the root) is
 added only when ``noise_frac`` > 0, which only self-play sets. The move played is the most
 visited child (ties: the better mean, then the lower action).
@@ -29,7 +35,7 @@ from mctslab.games.base import Game, State
 from mctslab.games.contract import provides
 from mctslab.kernels import codegen
 from mctslab.kernels.rng import as_state, seed_state
-from mctslab.search import az_template, az_tree, gumbel
+from mctslab.search import az_template, az_tree, gumbel, options
 from mctslab.search.az_tree import AzTree
 from mctslab.search.budget import Budget, run_budget
 from mctslab.search.result import SearchResult
@@ -61,6 +67,7 @@ class AzSearch:
         self.evaluate = evaluate
         self.rng = np.random.default_rng(seed)
         self.kern = codegen.specialize(az_template, game.kernels)
+        self.solver = options.solver_applies(config, game.spec)
         spec = game.spec
         self._state = np.empty(spec.state_size, dtype=game.kernels.STATE_DTYPE)
         self._path = np.empty(spec.max_game_length + 2, dtype=np.int64)
@@ -134,8 +141,11 @@ class AzSearch:
         leaves per tree per network call; returns the simulations run per tree."""
         done = 0
         while done < sims:
+            live = [(t, r) for t, r in zip(trees, roots, strict=True) if t.proven[0] == 0]
+            if not live:  # every root proven (MCTS-Solver): nothing left to search
+                break
             k = min(self.config.batch, sims - done)
-            self._round([(t, r, -1) for t, r in zip(trees, roots, strict=True) for _ in range(k)])
+            self._round([(t, r, -1) for t, r in live for _ in range(k)])
             done += k
         return done
 
@@ -153,6 +163,12 @@ class AzSearch:
             if player < 0:  # terminal: the game's returns, no network
                 game.kernels.returns(consts, self._state, self._returns)
                 az_tree.backup(tree, self._path, depth, self._returns)
+                if self.solver and depth > 0:
+                    az_tree.prove_terminal(tree, self._path, depth, self._returns)
+                continue
+            if depth > 0 and tree.proven[leaf] != 0:  # proven: its value, no network
+                chooser = int(tree.mover[tree.parent[leaf]])
+                az_tree.backup(tree, self._path, depth, _returns(float(tree.proven[leaf]), chooser))
                 continue
             legal = self._legal[:n].copy()
             z = 0.0
@@ -179,9 +195,7 @@ class AzSearch:
                 row = row.copy()
                 row[legal] = self._noised(row[legal])
             az_tree.expand(tree, leaf, player, legal, len(legal), row, v)
-            az_tree.backup(
-                tree, path, depth, np.array([v, -v]) if player == 0 else np.array([-v, v])
-            )
+            az_tree.backup(tree, path, depth, _returns(v, player))
 
     def gumbel(
         self, tree: AzTree, root: np.ndarray, sims: int, g: np.ndarray | None = None
@@ -257,6 +271,11 @@ class AzSearch:
         return out
 
 
+def _returns(v: float, player: int) -> np.ndarray:
+    """Per-player values of a value ``v`` for ``player`` (two players, zero-sum)."""
+    return np.array([v, -v]) if player == 0 else np.array([-v, v])
+
+
 def root_children(tree: AzTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The root's children in node order (ascending actions): actions, visits, mean values for
     the player to move (in [-1, 1]; 0 where unvisited) and priors."""
@@ -265,6 +284,20 @@ def root_children(tree: AzTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     visits = tree.visits[sl].copy()
     q = np.where(visits > 0, tree.wsum[sl] / np.maximum(visits, 1), 0.0)
     return tree.action[sl].copy(), visits, q, tree.prior[sl].copy()
+
+
+def playable_visits(tree: AzTree) -> np.ndarray:
+    """The root children's visits (node order) with MCTS-Solver's verdicts applied: only the
+    proven wins' when the root is a proven win, the proven losses' zeroed while another child is
+    not one. The move played and self-play's policy target come from these."""
+    first, k = int(tree.first_child[0]), int(tree.num_children[0])
+    sl = slice(first, first + k) if first >= 0 else slice(0, 0)
+    visits, proven = tree.visits[sl].copy(), tree.proven[sl]
+    if tree.proven[0] > 0:
+        visits[proven <= 0] = 0
+    elif np.any(proven >= 0):
+        visits[proven < 0] = 0
+    return visits
 
 
 def best_child(tree: AzTree, node: int) -> int:
@@ -278,14 +311,24 @@ def best_child(tree: AzTree, node: int) -> int:
 def result(tree: AzTree, sims: int, elapsed: float) -> SearchResult:
     """The :class:`SearchResult` of a finished search (values as win rates in [0, 1])."""
     actions, visits, q, priors = root_children(tree)
+    playable = playable_visits(tree)
+    win = (q + 1) / 2
+    if len(actions):
+        kids = slice(int(tree.first_child[0]), int(tree.first_child[0]) + len(actions))
+        proven = tree.proven[kids]
+        win = np.where(proven > 0, 1.0, np.where(proven < 0, 0.0, win))
     pv, node = [], 0
+    if playable.sum() > 0:
+        top = np.lexsort((actions, -np.where(visits > 0, q, -2.0), -playable))[0]
+        node = int(tree.first_child[0]) + int(top)
+        pv.append(int(tree.action[node]))
     while tree.first_child[node] >= 0 and tree.visits[node] > 1:
         node = best_child(tree, node)
         pv.append(int(tree.action[node]))
     action = pv[0] if pv else int(actions[np.argmax(priors)])
     order = np.argsort(actions)
-    win = (q + 1) / 2
     chosen = int(np.flatnonzero(actions == action)[0])
+    proven = int(tree.proven[0])
     return SearchResult(
         action=action,
         actions=actions[order].tolist(),
@@ -298,6 +341,8 @@ def result(tree: AzTree, sims: int, elapsed: float) -> SearchResult:
         nodes=int(tree.used[0]),
         slots=int(tree.first_child.shape[0]),
         win_ratio=float(win[chosen]),
+        proven=proven,
+        solved_value=None if proven == 0 else float(proven > 0),
         priors=priors[order].tolist(),
         network_value=float(tree.value0[0]),
     )

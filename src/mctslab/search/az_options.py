@@ -18,6 +18,7 @@ from mctslab.search.options import Option
 _AZ = "Silver et al. 2018, *A general reinforcement learning algorithm that masters chess, shogi and Go through self-play*"  # noqa: E501
 _GUMBEL = "Danihelka et al. 2022, *Policy improvement by planning with Gumbel*, sections 3-5"
 _ALPHAGO = "Silver et al. 2016, *Mastering the game of Go with deep neural networks and tree search*, Methods"  # noqa: E501
+_SOLVER = "Winands, Björnsson and Saito 2008, *Monte-Carlo Tree Search Solver*, section 3"
 _LEELA = "Leela Zero (Pascutto et al.), first-play urgency reduction"
 
 AZ_OPTIONS: tuple[Option, ...] = (
@@ -38,6 +39,8 @@ AZ_OPTIONS: tuple[Option, ...] = (
            "(AlphaGo: 0.5)", ge=0, le=1, source=_ALPHAGO, attr="mix"),
     Option("reuse", bool, True, "keep the subtree of the position reached between moves",
            attr="reuse"),
+    Option("solver", bool, True, "MCTS-Solver: proven wins and losses steer the search and the "
+           "move (two-player zero-sum games)", source=_SOLVER, attr="solver"),
     Option("gumbel", bool, False, "Gumbel AlphaZero at the root: Gumbel-top-k and sequential "
            "halving (needs sims)", source=_GUMBEL, attr="gumbel"),
     Option("gumbel_m", int, 16, "gumbel: actions considered at the root", ge=1, source=_GUMBEL,

@@ -11,7 +11,8 @@ from mctslab.search import az_tree
 @njit(cache=True)
 def descend(consts, root, state, tree, c_puct, c_base, fpu, forced, gumbel, c_visit, c_scale,
             path, legal):  # fmt: skip
-    """From the root state ``root``, follow PUCT to a node not expanded yet (or terminal), with
+    """From the root state ``root``, follow PUCT to a node not expanded yet (or terminal, or
+    proven by MCTS-Solver), with
     a virtual loss on the way, leaving its state in ``state`` and the path in ``path``; the first
     step goes to the root's child ``forced`` when it is >= 0 (Gumbel's sequential halving), and
     with ``gumbel`` the steps below the root are Gumbel AlphaZero's
@@ -23,7 +24,7 @@ def descend(consts, root, state, tree, c_puct, c_base, fpu, forced, gumbel, c_vi
     depth = 0
     path[0] = 0
     tree.visits[0] += 1
-    while tree.first_child[node] >= 0:
+    while tree.first_child[node] >= 0 and (depth == 0 or tree.proven[node] == 0):
         if depth == 0 and forced >= 0:
             node = forced
         elif depth > 0 and gumbel:

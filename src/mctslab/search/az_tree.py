@@ -22,6 +22,15 @@ The tree is a struct of arrays (:class:`AzTree`), children of a node side by sid
 ``first_child`` -1 until the node is expanded; ``wsum`` of a node is from the point of view of
 the player who chose it (the mover of its parent), ``value0`` its network value for its own mover.
 A full pool stops growth, not search: a leaf that does not fit is evaluated and backed up again.
+
+MCTS-Solver (Winands, Björnsson and Saito, "Monte-Carlo Tree Search Solver", Computers and Games
+2008, section 3): ``proven`` marks a node whose game-theoretic value is known, from the point of
+view of the player who chose it (1 a proven win, -1 a proven loss, 0 unknown; the root's from its
+own mover's point of view). A terminal leaf is proven by its returns (a draw is not); a node is a
+proven win for its mover when one child is a proven win for that mover, a proven loss when every
+child is a proven loss (:func:`prove`). PUCT never picks a proven loss while another child is not
+one and always picks a proven win (:func:`select_child`); a descent stops at a proven node and
+backs up its value without the network.
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ class AzTree(NamedTuple):
     wsum: np.ndarray  # float64 [M]: sum of values for the player who chose the node
     mover: np.ndarray  # int32 [M]: player to move at the node, UNKNOWN, or -4 (terminal)
     value0: np.ndarray  # float64 [M]: the network's value of the node for its mover
+    proven: np.ndarray  # int8 [M]: MCTS-Solver's verdict (module docstring), 0 unknown
     used: np.ndarray  # int64 [1]
 
 
@@ -64,6 +74,7 @@ def new_tree(capacity: int) -> AzTree:
         np.zeros(m, np.float64),
         np.full(m, UNKNOWN, np.int32),
         np.zeros(m, np.float64),
+        np.zeros(m, np.int8),
         np.ones(1, np.int64),
     )
     return tree
@@ -71,7 +82,8 @@ def new_tree(capacity: int) -> AzTree:
 
 @njit(cache=True)
 def select_child(tree, node, c_puct, c_base, fpu):
-    """The child of ``node`` PUCT picks (module docstring)."""
+    """The child of ``node`` PUCT picks (module docstring): a proven win for the player choosing
+    at once, never a proven loss unless every child is one."""
     n_parent = tree.visits[node]
     c = c_puct
     if c_base > 0:
@@ -86,9 +98,13 @@ def select_child(tree, node, c_puct, c_base, fpu):
     explore = c * math.sqrt(n_parent)
     best, best_score = first, -1e300
     for i in range(first, first + k):
+        if tree.proven[i] > 0:
+            return i
         n = tree.visits[i]
         q = tree.wsum[i] / n if n > 0 else q_new
         score = q + explore * tree.prior[i] / (1.0 + n)
+        if tree.proven[i] < 0:
+            score = -1e299
         if score > best_score:
             best, best_score = i, score
     return best
@@ -157,6 +173,7 @@ def expand(tree, leaf, player, legal, n, priors, value):
         tree.wsum[c] = 0.0
         tree.mover[c] = -2
         tree.value0[c] = 0.0
+        tree.proven[c] = 0
     tree.first_child[leaf] = first
     tree.num_children[leaf] = n
     tree.used[0] = first + n
@@ -170,6 +187,42 @@ def backup(tree, path, depth, values):
     for i in range(1, depth + 1):
         node = path[i]
         tree.wsum[node] += 1.0 + values[tree.mover[tree.parent[node]]]
+
+
+@njit(cache=True)
+def prove_terminal(tree, path, depth, values):
+    """MCTS-Solver at a terminal leaf ``path[depth]`` (``depth`` >= 1) with per-player returns
+    ``values``: a win or a loss for the player who chose it is proven (a draw is not), then
+    :func:`prove` carries it up."""
+    leaf = path[depth]
+    v = values[tree.mover[tree.parent[leaf]]]
+    if v != 0:
+        tree.proven[leaf] = 1 if v > 0 else -1
+        prove(tree, path, depth)
+
+
+@njit(cache=True)
+def prove(tree, path, depth):
+    """Carry the proven node ``path[depth]`` up ``path`` (module docstring): its parent is a
+    proven win for the parent's mover when the child is a proven win for that mover (the
+    child's chooser), a proven loss when every child is a proven loss; stop at the first parent
+    not proven. The root's verdict is stored from its mover's point of view."""
+    for i in range(depth, 0, -1):
+        p = tree.proven[path[i]]
+        if p == 0:
+            return
+        parent = path[i - 1]
+        if p < 0:
+            first = tree.first_child[parent]
+            for c in range(first, first + tree.num_children[parent]):
+                if tree.proven[c] != -1:
+                    return
+        if i == 1:
+            tree.proven[0] = p
+        elif tree.mover[tree.parent[parent]] == tree.mover[parent]:
+            tree.proven[parent] = p
+        else:
+            tree.proven[parent] = -p
 
 
 @njit(cache=True)
@@ -192,6 +245,7 @@ def extract(src, node, dst):
         dst.wsum[d] = src.wsum[s]
         dst.mover[d] = src.mover[s]
         dst.value0[d] = src.value0[s]
+        dst.proven[d] = src.proven[s]
         dst.first_child[d] = -1
         dst.num_children[d] = 0
         k = src.num_children[s]
@@ -205,6 +259,9 @@ def extract(src, node, dst):
         head += 1
     dst.parent[0] = -1
     dst.used[0] = used
+    if node > 0:  # the new root's verdict from its own mover's point of view
+        same = src.mover[src.parent[node]] == src.mover[node]
+        dst.proven[0] = src.proven[node] if same else -src.proven[node]
     return used
 
 
