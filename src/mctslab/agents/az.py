@@ -1,5 +1,6 @@
 """AlphaZero as an agent: ``az(net=FILE,sims=200)``, PUCT guided by a trained policy/value network
-(:mod:`mctslab.search.az`; the network is written by ``mctslab train az``).
+(:mod:`mctslab.search.az`; the network is written by ``mctslab train az``; without ``net`` the
+network that ships for the game, :mod:`mctslab.models`).
 
 Its keys come from the one declaration in :mod:`mctslab.search.az_options`. PyTorch (the ``az``
 extra) is imported only when an ``az`` agent is made.
@@ -23,11 +24,27 @@ AzParams = options.spec_model(
 )
 
 
+def _shipped_net(game_spec: str) -> str:
+    """The network that ships for ``game_spec`` (:mod:`mctslab.models`); a clear error naming
+    the games that have one when it has none."""
+    from mctslab.models import shipped, shipped_models
+
+    model = shipped(game_spec)
+    if model is None:
+        have = ", ".join(m.game for m in shipped_models()) or "none"
+        raise MctslabError(
+            f"az needs a network: no network ships for {game_spec} (shipped: {have}); "
+            "give net=FILE (mctslab train az GAME --out DIR writes DIR/model.pt)"
+        )
+    return str(model.path)
+
+
 class AzAgent(Agent):
     NAME = "az"
     DESCRIPTION = (
         "AlphaZero: PUCT search guided by a policy/value network trained by self-play "
-        "(net=FILE from mctslab train az; two-player games without chance)"
+        "(net=FILE from mctslab train az, else the network that ships for the game: mctslab "
+        "models; two-player games without chance)"
     )
     Params = AzParams
     DEFAULT_SIMS = 200
@@ -42,12 +59,9 @@ class AzAgent(Agent):
                 f"az needs PyTorch ({exc.name} is missing): pip install -e '.[az]'"
             ) from None
         check_game(game)
-        if params.net is None:
-            raise MctslabError(
-                "az needs a network: net=FILE (mctslab train az GAME --out DIR writes DIR/model.pt)"
-            )
+        path = params.net or _shipped_net(game.spec.spec_string)
         self.budget = budget_of(params, self.DEFAULT_SIMS)
-        net = az_net.load_net(params.net, game.spec.spec_string)
+        net = az_net.load_net(path, game.spec.spec_string)
         self.searcher = AzSearch(game, AzConfig.from_keys(params), az_net.Evaluator(net), seed)
         # Gumbel plans its simulations and starts afresh each search: no slices
         self.live = self.searcher.config.reuse and not self.searcher.config.gumbel

@@ -24,7 +24,8 @@ _LEELA = "Leela Zero (Pascutto et al.), first-play urgency reduction"
 AZ_OPTIONS: tuple[Option, ...] = (
     Option("sims", int, None, "simulations per move (200 without time)", ge=1, optional=True),
     Option("time", float, None, "seconds per move", gt=0, le=MAX_SECONDS, optional=True),
-    Option("net", str, None, "the network file (checkpoint or model) of mctslab train az",
+    Option("net", str, None, "the network file (checkpoint or model) of mctslab train az; "
+           "default: the network that ships for the game (mctslab models)",
            optional=True),
     Option("c_puct", float, 1.25, "PUCT exploration constant", gt=0, source=_AZ,
            attr="c_puct"),

@@ -58,6 +58,27 @@ def agents():
     click.echo(describe_agents())
 
 
+@main.command()
+def models():
+    """List the trained AlphaZero networks that ship (az without net= plays its game's)."""
+    from mctslab.models import shipped_models
+
+    table = Table(title="shipped az networks (az(...) without net= plays its game's)")
+    for column in ("game", "file", "network", "training", "measured"):
+        table.add_column(column)
+    for m in shipped_models():
+        card, net = m.card, m.card.get("network", {})
+        table.add_row(
+            m.game,
+            f"{m.path.name} ({m.path.stat().st_size / 1e6:.1f} MB)",
+            f"{net.get('blocks')} blocks x {net.get('channels')} channels, "
+            f"{card.get('parameters', 0):,} parameters",
+            f"{card.get('games', 0):,} games, {card.get('training_seconds', 0) / 60:.0f} min",
+            "; ".join(card.get("evaluation", [])),
+        )
+    console.print(table)
+
+
 # -- play ----------------------------------------------------------------------------------------
 class _Human:
     """A person at the terminal; re-prompts on malformed or illegal input, never crashes."""

@@ -1,0 +1,55 @@
+"""The shipped az networks (mctslab.models): found by their card's game, played by ``az``
+without ``net=``, listed by ``mctslab models``; a game without one gets a clear error."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import mctslab
+from mctslab import models
+from mctslab.agents import make_agent
+from mctslab.errors import MctslabError
+from mctslab.interfaces.cli import main as cli
+
+
+@pytest.fixture
+def shipped_folder(tmp_path, tiny_az_model, monkeypatch):
+    """A models folder holding a tiny nim(n=9,k=3) network and its card, made the package's."""
+    game = mctslab.load_game("nim(n=9,k=3)")
+    folder = tmp_path / "models"
+    folder.mkdir()
+    tiny_az_model(game).rename(folder / "nim9.pt")
+    card = {"game": game.spec.spec_string, "network": {"blocks": 1, "channels": 4},
+            "parameters": 123, "games": 64, "training_seconds": 60.0,
+            "evaluation": ["a measured claim"]}  # fmt: skip
+    (folder / "nim9.json").write_text(json.dumps(card))
+    (folder / "orphan.json").write_text(json.dumps({"game": "nogo(size=5)"}))  # no network
+    (folder / "broken.json").write_text("{")
+    real = models.shipped_models
+    monkeypatch.setattr(models, "shipped_models", lambda folder_=None: real(folder_ or folder))
+    return folder
+
+
+def test_the_shipped_network_is_found_by_its_game_and_played_without_net(shipped_folder):
+    game = mctslab.load_game("nim(n=9,k=3)")
+    assert [m.game for m in models.shipped_models()] == [game.spec.spec_string]
+    assert models.shipped(game.spec.spec_string).path == shipped_folder / "nim9.pt"
+    assert models.shipped("nogo(size=5)") is None
+    agent = make_agent("az(sims=8)", game, seed=0)
+    state = game.new_initial_state()
+    assert agent.step(state) in state.legal_actions()
+
+
+def test_a_game_without_a_shipped_network_names_the_ones_that_have_one(shipped_folder):
+    game = mctslab.load_game("nim(n=10,k=3)")
+    with pytest.raises(MctslabError, match=r"no network ships for nim\(n=10.*shipped: nim\(n=9"):
+        make_agent("az(sims=8)", game, seed=0)
+
+
+def test_mctslab_models_lists_them(shipped_folder, monkeypatch):
+    monkeypatch.setattr(cli.console, "width", 200)
+    out = CliRunner().invoke(cli.main, ["models"])
+    assert out.exit_code == 0
+    assert "nim(n=9,k=3,coin=false)" in out.output and "a measured claim" in out.output
+    assert "nogo(size=5)" not in out.output
