@@ -1,10 +1,12 @@
 """``mctslab train az`` (AlphaZero self-play training, :mod:`mctslab.harness.az_train`),
-``mctslab bench az`` (its self-play throughput) and ``mctslab bench connect-four``
+``mctslab bench az`` (its self-play throughput), ``mctslab bench az-inference`` (the network's
+evaluation by each backend, :mod:`mctslab.harness.az_inference`) and ``mctslab bench connect-four``
 (value-keeping moves on the solved positions, :mod:`mctslab.harness.connect_four_positions`)."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -18,22 +20,31 @@ def _require_torch() -> None:
         raise MctslabError("mctslab train az needs PyTorch: pip install -e '.[az]'") from None
 
 
-def self_play_options(fn):
-    """The options of a self-play set-up, shared by ``train az`` (where they set a new run; a
-    resumed run keeps its own) and ``bench az``: network size, simulations, games together."""
-    options = (
+def _apply(fn, options):
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def net_options(fn):
+    """The network's size, shared by ``train az``, ``bench az`` and ``bench az-inference``."""
+    return _apply(fn, (
         click.option("--blocks", default=2, show_default=True, type=click.IntRange(0, 40),
                      help="residual blocks of the network"),
         click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 512),
                      help="channels per block"),
+    ))  # fmt: skip
+
+
+def self_play_options(fn):
+    """The options of a self-play set-up, shared by ``train az`` (where they set a new run; a
+    resumed run keeps its own) and ``bench az``: network size, simulations, games together."""
+    return net_options(_apply(fn, (
         click.option("--sims", default=50, show_default=True, type=click.IntRange(2, 100_000),
                      help="self-play simulations per move"),
         click.option("--games", default=32, show_default=True, type=click.IntRange(1, 100_000),
                      help="self-play games played together (an iteration's)"),
-    )  # fmt: skip
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+    )))  # fmt: skip
 
 
 @click.command("az")
@@ -213,4 +224,73 @@ def bench_az(game_spec, blocks, channels, sims, games, workers, as_json):
         f"{result['positions_per_second']:,.0f} positions/s, "
         f"{result['simulations_per_second']:,.0f} simulations/s ({sims} sims a move, "
         f"{workers} worker(s), {blocks} blocks x {channels} channels)"
+    )
+
+
+@click.command("az-inference")
+@click.argument("game_spec", metavar="GAME", default="connect_four")
+@net_options
+@click.option(
+    "--batch",
+    "batches",
+    multiple=True,
+    default=(1, 8, 64, 256),
+    show_default=True,
+    type=click.IntRange(1, 4096),
+    help="a batch size to time (repeat the option)",
+)
+@click.option(
+    "--rounds",
+    default=5,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="interleaved rounds (each backend's time is the median)",
+)
+@click.option(
+    "--seconds",
+    default=0.2,
+    show_default=True,
+    type=click.FloatRange(0.001, 60),
+    help="about this long for each timing",
+)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def bench_az_inference(game_spec, blocks, channels, batches, rounds, seconds, as_json):
+    """Time the az network's batched evaluation (one thread, an untrained network, positions of
+    random GAME games; GAME defaults to connect_four) by each backend: plain PyTorch (eager),
+    TorchScript and ONNX Runtime; microseconds per batch and per position, the speed-up against
+    eager, and each backend's largest difference from eager's priors and values."""
+    _require_torch()
+    from rich.console import Console
+    from rich.table import Table
+
+    from mctslab.harness.az_inference import AGREE, measure
+
+    r = measure(game_spec, blocks, channels, tuple(sorted(set(batches))), rounds, seconds)
+    if as_json:
+        click.echo(json.dumps(r))
+        return
+    net = r["network"]
+    click.echo(
+        f"{r['game']}: {net['blocks']} blocks x {net['channels']} channels, {r['threads']} "
+        f"thread, medians of {rounds} interleaved rounds"
+    )
+    table = Table()
+    for col in ("batch", "backend", "us/batch", "us/position", "vs eager"):
+        table.add_column(col, justify="left" if col == "backend" else "right")
+    for row in r["rows"]:
+        table.add_row(str(row["batch"]), row["backend"], f"{row['us_per_batch']:,.0f}",
+                      f"{row['us_per_position']:,.1f}", f"{row['speedup']:.2f}x")  # fmt: skip
+    (Console() if Console().is_terminal else Console(width=130)).print(table)
+    for name, b in list(r["backends"].items())[1:]:  # eager first, the reference
+        verdict = f"agree, < {AGREE:g}" if b["agrees"] else f"DIFFER, >= {AGREE:g}"
+        click.echo(
+            f"{name}: made in {b['build_seconds']:.2f} s; largest difference from eager: priors "
+            f"{b['max_diff_priors']:.1e}, values {b['max_diff_values']:.1e} ({verdict})"
+        )
+    for name, why in r["skipped"].items():
+        click.echo(f"{name}: skipped: {why}")
+    before, after = r["load_average"]
+    click.echo(
+        f"the az Evaluator's backend here: {r['default_backend']}; load average {before:.2f} "
+        f"at the start, {after:.2f} at the end ({os.cpu_count()} cores)"
     )

@@ -285,11 +285,17 @@ main.add_command(tree)
 from mctslab.interfaces.cli.train import train  # noqa: E402
 
 main.add_command(train)
-from mctslab.interfaces.cli.az import bench_az, bench_connect_four, train_az  # noqa: E402
+from mctslab.interfaces.cli.az import (  # noqa: E402
+    bench_az,
+    bench_az_inference,
+    bench_connect_four,
+    train_az,
+)
 
 train.add_command(train_az)
 bench.add_command(bench_connect_four)
 bench.add_command(bench_az)
+bench.add_command(bench_az_inference)
 from mctslab.interfaces.cli.tune import tune  # noqa: E402
 
 main.add_command(tune)
