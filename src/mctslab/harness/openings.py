@@ -22,6 +22,9 @@ Built-in sets (:data:`BUILTIN`, files in ``opening_sets/``) are addressed by nam
   image, which lose for the first player on every board from 2x2 up (:mod:`mctslab.games.hex`).
 - ``nogo9-first-moves`` (``nogo(size=9)``): every first move up to the board's eight symmetries
   (the 15 points of one eighth of the board), a generic set for variety, not for balance.
+- ``connect4-three-moves`` (``connect_four``): every three-move opening up to the mirror image
+  (172), in a fixed shuffled order so that a match's first openings vary; it gives matches
+  between deterministic agents (``az`` at fixed simulations) distinct games, not balance.
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ BUILTIN: dict[str, tuple[str, str]] = {
     "hex8-balanced": ("hex(size=8)", "Hex 8x8 edge first moves (not the acute corners)"),
     "hex11-balanced": ("hex(size=11)", "Hex 11x11 edge first moves (not the acute corners)"),
     "nogo9-first-moves": ("nogo(size=9)", "NoGo 9x9: every first move up to symmetry"),
+    "connect4-three-moves": (
+        "connect_four",
+        "Connect Four: every three-move opening up to the mirror (172), shuffled",
+    ),
 }
 
 
