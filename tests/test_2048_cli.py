@@ -81,14 +81,16 @@ def test_expectimax_beats_random_moves_and_refuses_other_games():
     assert make_agent("expectimax(depth=2)", game).step(state) in state.legal_actions()
 
 
-def test_the_default_agent_is_the_network_agent_once_there_is_a_network(tmp_path, monkeypatch):
+def test_the_default_agent_is_the_network_agent_when_there_is_a_network(tmp_path, monkeypatch):
     from mctslab.games import g2048_ntuple
 
     monkeypatch.setattr(g2048_ntuple, "default_path", lambda: tmp_path / "net.npy")
+    assert "leaf=network" in default_agent()  # the shipped network
+    monkeypatch.setattr(g2048_ntuple, "shipped_path", lambda: tmp_path / "shipped.npz.xz")
     assert default_agent() == ROLLOUT_AGENT
     args = ["bench", "2048", "--games", "1", "--time-per-move", "0.001", "--json"]
     run = CliRunner().invoke(main, args)
-    assert "no trained 2048 network: measuring the rollout agent" in run.output
+    assert "no 2048 network (none trained, none shipped): measuring the rollout" in run.output
     g2048_ntuple.train_network(5, tmp_path / "net.npy", chunk=5)
     assert "leaf=network" in default_agent()
 

@@ -64,7 +64,9 @@ class ExpectimaxAgent(Agent):
 class NetworkParams(pydantic.BaseModel):
     model_config = STRICT
     network: str | None = Field(
-        None, description="the network file (default: the one `mctslab train 2048` writes)"
+        None,
+        description="the network file (default: the one `mctslab train 2048` writes, else the "
+        "shipped one)",
     )
     seed: int | None = Field(None, ge=0, description="unused (the agent is deterministic)")
 

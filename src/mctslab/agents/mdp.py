@@ -37,7 +37,9 @@ class MdpParams(pydantic.BaseModel):
         "absolute", description="c in reward units, or times the node's best |Q|"
     )
     network: str | None = Field(
-        None, description="leaf=network: the network file (default: `mctslab train 2048`'s)"
+        None,
+        description="leaf=network: the network file (default: `mctslab train 2048`'s, else the "
+        "shipped one)",
     )
     sims: int | None = Field(None, ge=1, description="simulations per move (1000 without time)")
     time: float | None = TIME

@@ -116,7 +116,8 @@ class G2048Game(Game):
 
     def load_network(self, path: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The trained n-tuple network's weights (``path``, default the file ``mctslab train
-        2048`` writes) and feature offsets, for :func:`g2048_kernels.network_value`."""
+        2048`` writes, else the shipped one: :func:`g2048_ntuple.load`) and feature offsets, for
+        :func:`g2048_kernels.network_value`."""
         return g2048_ntuple.load(path), g2048_ntuple.feature_shifts()
 
     def state_from_board(self, text: str, score: int = 0) -> State:

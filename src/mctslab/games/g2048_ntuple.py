@@ -21,6 +21,10 @@ and at the end of the game (no move from the board after the new tile) the targe
 ``V(b)`` estimates the score still to come after ``b``, the quantity MCTS's rollouts estimate.
 Tiles above 32768 (exponent 16) do not fit a bitboard: a move that would make a 65536 is not
 considered (the array kernels play such boards exactly; no trained player reaches them).
+
+The network agents read, in order: the file they are given, the float32 network ``mctslab train
+2048`` writes to the cache folder, and the packed network shipped with the package
+(:mod:`mctslab.games.g2048_ntuple_pack`, 300,000 training games at seed 0).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.errors import MctslabError
+from mctslab.games import g2048_ntuple_pack as packed
 from mctslab.games.g2048_kernels import (
     board_move,
     board_spawn,
@@ -55,6 +60,9 @@ ALPHA = 0.1
 #: the network file under the cache folder's ``networks/`` (a NumPy ``.npy`` of the weights, with
 #: a ``.json`` beside it recording how it was trained)
 NETWORK_FILE = "2048-ntuple-4x6.npy"
+#: the packed network shipped in the package's ``data/`` folder (made by ``mctslab train
+#: pack-2048`` from a 300,000-game network)
+PACKED_FILE = "2048-ntuple-4x6.npz.xz"
 _M4 = np.uint64(15)
 
 
@@ -159,8 +167,19 @@ def move_values(consts: np.ndarray, w: np.ndarray, fs: np.ndarray, state, moves:
 
 
 def default_path() -> Path:
-    """Where ``mctslab train 2048`` writes the network and agents look for it by default."""
+    """Where ``mctslab train 2048`` writes the network and agents look for it first."""
     return cache.base_dir() / "networks" / NETWORK_FILE
+
+
+def shipped_path() -> Path:
+    """The packed network shipped with the package, used when none has been trained."""
+    return Path(__file__).parent / "data" / PACKED_FILE
+
+
+def find_network() -> Path | None:
+    """The network agents use without ``network=FILE``: the trained one (:func:`default_path`)
+    if it exists, else the shipped one (:func:`shipped_path`), else None."""
+    return next((p for p in (default_path(), shipped_path()) if p.exists()), None)
 
 
 def _train_hint(path: Path) -> str:
@@ -171,11 +190,17 @@ def _train_hint(path: Path) -> str:
 
 
 def load(path: str | Path | None = None) -> np.ndarray:
-    """The weights in ``path`` (default :func:`default_path`), checked to be a network of this
-    shape; a missing or unreadable file is a :class:`MctslabError` saying how to make one. The
-    array is read once per process and file version and shared by every agent (do not write to
-    it; training reads its own copy)."""
-    p = Path(path) if path else default_path()
+    """The weights in ``path`` (default :func:`find_network`), a float32 ``.npy`` or a packed
+    file (:mod:`mctslab.games.g2048_ntuple_pack`), checked to be a network of this shape; a
+    missing or unreadable file is a :class:`MctslabError` saying how to make one. The array is
+    read once per process and file version and shared by every agent (do not write to it;
+    training reads its own copy)."""
+    p = Path(path) if path else find_network()
+    if p is None:
+        raise MctslabError(
+            f"no trained 2048 network at {default_path()} and no shipped one at "
+            f"{shipped_path()}; {_train_hint(default_path())}"
+        )
     if not p.exists():
         raise MctslabError(f"no trained 2048 network at {p}; {_train_hint(p)}")
     st = p.stat()
@@ -190,11 +215,15 @@ _LOADED: dict[tuple[str, int, int], np.ndarray] = {}
 
 
 def _read(p: Path) -> np.ndarray:
+    want = (len(PATTERNS), TABLE_SIZE)
     try:
+        if packed.is_packed(p):
+            return packed.read(p, want)
         w = np.load(p, allow_pickle=False)
+    except MctslabError as e:  # a packed file that does not decode
+        raise MctslabError(f"{e}; {_train_hint(default_path())}") from e
     except (OSError, ValueError, EOFError) as e:
         raise MctslabError(f"{p} is not a readable network file ({e}); {_train_hint(p)}") from e
-    want = (len(PATTERNS), TABLE_SIZE)
     if w.shape != want or w.dtype != np.float32:
         raise MctslabError(
             f"{p} holds a {w.dtype} array of shape {w.shape}, not a 2048 n-tuple network "
@@ -239,10 +268,16 @@ def train_network(
     """Train the network in ``path`` for ``games`` more games of TD(0) (a new one unless the
     file exists and ``resume``), saving after every ``10 · chunk`` games and at the end; after
     each chunk ``report`` gets its summary (games so far, mean score, share reaching 2048 and
-    4096). Returns the training record (also written beside the weights)."""
+    4096). Returns the training record (also written beside the weights). The shipped network
+    (:func:`shipped_path`) is refused as ``path``: training never overwrites it."""
     from mctslab.kernels.rng import as_state, seed_state
 
     p = Path(path)
+    if p.resolve() == shipped_path().resolve():
+        raise MctslabError(
+            f"{p} is the network shipped with mctslab; train into another file "
+            f"(the default is {default_path()})"
+        )
     resume = resume and p.exists()
     record = info(p) if resume else {}
     w = _read(p) if resume else new_weights()

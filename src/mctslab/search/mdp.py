@@ -61,7 +61,8 @@ class MdpConfig:
     instead of ``c`` (``c`` then a share of the node's value, not reward units).
     ``leaf = "heuristic"`` and ``leaf = "network"`` need the game's ``heuristic_value`` and
     ``network_value`` kernels; the network is the game's ``load_network(network)`` (2048's
-    n-tuple network, ``network`` its file, default where ``mctslab train 2048`` puts it).
+    n-tuple network, ``network`` its file, default where ``mctslab train 2048`` puts it, else
+    the one shipped with the package).
     """
 
     d: int = 10

@@ -22,18 +22,21 @@ from mctslab.harness.single_player import GAME_FIELDS, TILES, play_one, summaris
 
 #: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
 #: here (docs/chance-and-mdp.md): the book's MDP MCTS at depth 2, each leaf valued by the trained
-#: n-tuple network (``mctslab train 2048``), 1,000 simulations a move
+#: n-tuple network (the one ``mctslab train 2048`` writes, else the shipped one), 1,000
+#: simulations a move
 NETWORK_AGENT = "mdp(d=2,c=200,leaf=network,sims=1000)"
-#: the default while no network is trained: MDP MCTS at depth 1 (UCB over the moves, c = 1000),
-#: each leaf valued by a greedy rollout to the end of the game (the score it still makes)
+#: the default when there is no network (none trained, the shipped one removed): MDP MCTS at
+#: depth 1 (UCB over the moves, c = 1000), each leaf valued by a greedy rollout to the end of
+#: the game (the score it still makes)
 ROLLOUT_AGENT = "mdp(d=1,c=1000,rollout_depth=0,rollout=greedy)"
 
 
 def default_agent() -> str:
-    """:data:`NETWORK_AGENT` when the default network file exists, else :data:`ROLLOUT_AGENT`."""
-    from mctslab.games.g2048_ntuple import default_path
+    """:data:`NETWORK_AGENT` when there is a network (trained or shipped), else
+    :data:`ROLLOUT_AGENT`."""
+    from mctslab.games.g2048_ntuple import find_network
 
-    return NETWORK_AGENT if default_path().exists() else ROLLOUT_AGENT
+    return NETWORK_AGENT if find_network() else ROLLOUT_AGENT
 
 
 def agent_with_time(spec: str, seconds: float) -> str:
@@ -100,7 +103,7 @@ def append_line(path: str, row: dict) -> None:
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256))
 @click.option(
     "--agent", "agent_spec",
-    help=f"agent spec (default: {NETWORK_AGENT} once `mctslab train 2048` has made the network, "
+    help=f"agent spec (default: {NETWORK_AGENT} over the trained or the shipped network, "
     f"else {ROLLOUT_AGENT})",
 )  # fmt: skip
 @click.option("--seed", default=0, show_default=True, type=int, help="game i uses seed + i")
@@ -119,8 +122,8 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
         agent_spec = default_agent()
         if agent_spec == ROLLOUT_AGENT:
             click.echo(
-                "no trained 2048 network: measuring the rollout agent; `mctslab train 2048` "
-                "(about 30 minutes on one core) makes the stronger default",
+                "no 2048 network (none trained, none shipped): measuring the rollout agent; "
+                "`mctslab train 2048` (about 30 minutes on one core) makes the stronger default",
                 err=True,
             )
     spec = agent_with_time(agent_spec, seconds)

@@ -1,5 +1,7 @@
 """``mctslab train 2048``: train (or go on training) the 2048 n-tuple network by TD(0)
-(:mod:`mctslab.games.g2048_ntuple`) that the ``network`` agent and ``mdp(leaf=network)`` use."""
+(:mod:`mctslab.games.g2048_ntuple`) that the ``network`` agent and ``mdp(leaf=network)`` use;
+``mctslab train pack-2048``: write a network as a packed file
+(:mod:`mctslab.games.g2048_ntuple_pack`), the form shipped with the package."""
 
 from __future__ import annotations
 
@@ -64,3 +66,28 @@ def train_2048(games, alpha, seed, out, fresh):
             games, path, alpha=alpha, seed=seed, resume=not fresh, report=report
         )
     click.echo(f"{path}: {record['games']:,} training games in all")
+
+
+@train.command("pack-2048")
+@click.option(
+    "--network", type=click.Path(dir_okay=False),
+    help="the network to pack (default: the one `mctslab train 2048` writes)",
+)  # fmt: skip
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="the packed file")
+def pack_2048(network, out):
+    """Pack a 2048 n-tuple network: its zeros as a bit mask, each other weight as a code of a
+    1023-level codebook per table, compressed by LZMA (268 MB of float32 to about 14 MB)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from mctslab.games import g2048_ntuple as nt
+    from mctslab.games import g2048_ntuple_pack as pack
+
+    w = nt.load(network or nt.default_path())
+    pack.write(w, out)
+    err = np.abs(pack.read(out, w.shape) - w)
+    click.echo(
+        f"{out}: {Path(out).stat().st_size / 1e6:.1f} MB, {np.count_nonzero(w):,} non-zero "
+        f"weights, largest error {err.max():.3g} (mean {err[w != 0].mean():.3g})"
+    )
