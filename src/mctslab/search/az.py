@@ -276,11 +276,16 @@ def _returns(v: float, player: int) -> np.ndarray:
     return np.array([v, -v]) if player == 0 else np.array([-v, v])
 
 
+def _root_kids(tree: AzTree) -> slice:
+    """The root's children, side by side in the pool (empty before the root is expanded)."""
+    first, k = int(tree.first_child[0]), int(tree.num_children[0])
+    return slice(first, first + k) if first >= 0 else slice(0, 0)
+
+
 def root_children(tree: AzTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The root's children in node order (ascending actions): actions, visits, mean values for
     the player to move (in [-1, 1]; 0 where unvisited) and priors."""
-    first, k = int(tree.first_child[0]), int(tree.num_children[0])
-    sl = slice(first, first + k) if first >= 0 else slice(0, 0)
+    sl = _root_kids(tree)
     visits = tree.visits[sl].copy()
     q = np.where(visits > 0, tree.wsum[sl] / np.maximum(visits, 1), 0.0)
     return tree.action[sl].copy(), visits, q, tree.prior[sl].copy()
@@ -290,8 +295,7 @@ def playable_visits(tree: AzTree) -> np.ndarray:
     """The root children's visits (node order) with MCTS-Solver's verdicts applied: only the
     proven wins' when the root is a proven win, the proven losses' zeroed while another child is
     not one. The move played and self-play's policy target come from these."""
-    first, k = int(tree.first_child[0]), int(tree.num_children[0])
-    sl = slice(first, first + k) if first >= 0 else slice(0, 0)
+    sl = _root_kids(tree)
     visits, proven = tree.visits[sl].copy(), tree.proven[sl]
     if tree.proven[0] > 0:
         visits[proven <= 0] = 0
@@ -300,27 +304,25 @@ def playable_visits(tree: AzTree) -> np.ndarray:
     return visits
 
 
-def best_child(tree: AzTree, node: int) -> int:
-    """The most visited child of ``node`` (ties: the better mean, then the lower action)."""
+def best_child(tree: AzTree, node: int, visits: np.ndarray | None = None) -> int:
+    """The most visited child of ``node`` (ties: the better mean, then the lower action);
+    ``visits`` replaces the children's visit counts in the ranking (the root's
+    :func:`playable_visits`)."""
     first, k = int(tree.first_child[node]), int(tree.num_children[node])
-    v = tree.visits[first : first + k]
-    q = np.where(v > 0, tree.wsum[first : first + k] / np.maximum(v, 1), -2.0)
-    return first + int(np.lexsort((-q, -v))[0])
+    n = tree.visits[first : first + k]
+    q = np.where(n > 0, tree.wsum[first : first + k] / np.maximum(n, 1), -2.0)
+    return first + int(np.lexsort((-q, -(n if visits is None else visits)))[0])
 
 
 def result(tree: AzTree, sims: int, elapsed: float) -> SearchResult:
     """The :class:`SearchResult` of a finished search (values as win rates in [0, 1])."""
     actions, visits, q, priors = root_children(tree)
     playable = playable_visits(tree)
-    win = (q + 1) / 2
-    if len(actions):
-        kids = slice(int(tree.first_child[0]), int(tree.first_child[0]) + len(actions))
-        proven = tree.proven[kids]
-        win = np.where(proven > 0, 1.0, np.where(proven < 0, 0.0, win))
+    kids_proven = tree.proven[_root_kids(tree)]
+    win = np.where(kids_proven > 0, 1.0, np.where(kids_proven < 0, 0.0, (q + 1) / 2))
     pv, node = [], 0
-    if playable.sum() > 0:
-        top = np.lexsort((actions, -np.where(visits > 0, q, -2.0), -playable))[0]
-        node = int(tree.first_child[0]) + int(top)
+    if playable.sum() > 0:  # the move: the most visited among those MCTS-Solver allows
+        node = best_child(tree, 0, playable)
         pv.append(int(tree.action[node]))
     while tree.first_child[node] >= 0 and tree.visits[node] > 1:
         node = best_child(tree, node)
