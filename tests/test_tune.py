@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import mctslab.harness.game as game_module
+from mctslab.errors import MctslabError
 from mctslab.harness import tune as tn
 from mctslab.harness.store import ResultsStore
 from mctslab.interfaces.cli.main import main
@@ -262,6 +263,40 @@ def test_against_an_opponent_puts_both_perturbed_agents_on_the_same_seat():
         assert "random" in rows[i]["players"] and "random" in rows[j]["players"]
         assert step.result == 2 * (rows[i]["score_a"] - rows[j]["score_a"])
     assert res.scores == [rows[i]["score_a"] for i in (0, 2, 5, 7)]
+
+
+def test_openings_start_both_games_of_an_iteration_from_its_opening(tmp_path):
+    book = tmp_path / "nim.txt"
+    book.write_text("1 2  # take one, then two\n3\n")
+    with ResultsStore(tmp_path / "o.sqlite") as store:
+        res = tn.run_tune("nim", AGENT, ["c=0.05..2"], 6, store, seed=3, openings=str(book))
+        rows = {r["game_index"]: r for r in store.games()}
+    assert sorted(rows) == list(range(6))
+    lines = [[0, 1], [2]]  # the openings as actions, cycling by iteration
+    for k in range(len(res.steps)):
+        i, j = tn.game_indices(k, False)
+        assert rows[i]["opening"] == rows[j]["opening"] == lines[k % 2]
+        assert rows[i]["moves"][: len(lines[k % 2])] == lines[k % 2]
+        assert {rows[i]["seat_a"], rows[j]["seat_a"]} == {0, 1}
+    # the openings are part of the run: resuming the run with others is refused
+    other = tmp_path / "other.txt"
+    other.write_text("2\n")
+    with ResultsStore(tmp_path / "o.sqlite") as store, pytest.raises(MctslabError, match="openings"):
+        tn.run_tune("nim", AGENT, ["c=0.05..2"], 6, store, seed=3, openings=str(other))
+
+
+def test_a_bad_opening_is_refused_before_any_game(tmp_path):
+    book = tmp_path / "bad.txt"
+    book.write_text("1\n9\n")
+    r = CliRunner().invoke(
+        main,
+        ["tune", "nim", AGENT, "--param", "c=0.05..2", "--openings", str(book),
+         "--db", str(tmp_path / "b.sqlite")],
+    )  # fmt: skip
+    assert r.exit_code == 2
+    assert "line 2: move 1 '9'" in r.output
+    with ResultsStore(tmp_path / "b.sqlite") as store:
+        assert store.game_count() == 0
 
 
 def test_cli_errors_are_one_line_before_any_game(tmp_path):

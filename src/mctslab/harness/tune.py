@@ -38,6 +38,12 @@ the results database (:mod:`mctslab.harness.store`) as it ends, and each iterati
 table ``tune`` holds the run's identity (one tune per database: another command is refused) and
 its schedule, fixed by the first run's plan (a rerun with more games continues it).
 
+Openings (:mod:`mctslab.harness.openings`, as in matches): every game of iteration ``k`` starts
+from opening ``k mod len(openings)``, so a colour-swapped pair plays one opening from both sides
+(against mode: θ⁺ and θ⁻ play it from the same seat), which keeps a game whose first move decides
+(Hex without the swap rule) from measuring only the colour. The openings are part of the run's
+identity.
+
 Batches (Fishtest's workers): ``batch`` iterations use the same θ, their games are played
 together (``workers`` processes or Ray tasks play them concurrently), then their updates are
 applied in iteration order. ``workers`` never changes the iterates, ``batch`` does (it is part of
@@ -550,13 +556,17 @@ def run_tune(
     address: str | None = None,
     progress: bool = False,
     command: str = "",
+    openings=None,
 ) -> TuneResult:
     """Tune ``params`` (``name=lo..hi[@start]`` texts or :class:`Param`) of the agent spec
     ``agent`` on ``game`` by SPSA over ``n_games`` games (``n_games/2`` iterations), storing every
     game and step in ``store`` (a :class:`~mctslab.harness.store.ResultsStore`), resuming what it
-    holds. Ctrl-C loses only the games in flight: the result is then what is stored
+    holds. ``openings`` (an :class:`~mctslab.harness.openings.OpeningBook`, a built-in set's name
+    or an openings file; none by default): iteration ``k`` starts from opening ``k`` (cycling).
+    Ctrl-C loses only the games in flight: the result is then what is stored
     (``interrupted``). Raises :class:`TuneError` before any game for a bad parameter, an agent
-    without the key, or a store that holds another tuning run."""
+    without the key, or a store that holds another tuning run, and
+    :class:`~mctslab.harness.openings.OpeningError` for a bad opening."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -566,6 +576,7 @@ def run_tune(
     )
 
     from mctslab.harness.game import GameTask, _load
+    from mctslab.harness.openings import for_run
     from mctslab.harness.schedule import canonical_specs
 
     if n_games < 2 or n_games % 2:
@@ -576,6 +587,7 @@ def run_tune(
     params = check_params(
         [parse_param(p) if isinstance(p, str) else p for p in params], agent, _load(name)
     )
+    lines, openings_key = for_run(openings, [name])
     iterations = n_games // 2
     key = {
         "game": name,
@@ -587,10 +599,12 @@ def run_tune(
         "r_end": r_end,
         "batch": batch,
     }
+    if openings_key:  # (absent without openings: a run started before openings existed resumes)
+        key["openings"] = openings_key
     label = "tune " + ",".join(p.name for p in params)
     plus_name = f"theta+/- of {agent}" if against else f"theta+ of {agent}"
     run_id = store.run_id(
-        [name], plus_name, opponent if against else f"theta- of {agent}", seed, label
+        [name], plus_name, opponent if against else f"theta- of {agent}", seed, label, openings_key
     )
     log = TuneLog(
         store,
@@ -611,12 +625,14 @@ def run_tune(
                 for v in (t.plus, t.minus)
             ]
             idx = game_indices(t.iteration, bool(against))
+            opening = lines[t.iteration % len(lines)] if lines else ()
             if against:
                 tasks += [
-                    GameTask(i, name, s, opponent, seed) for i, s in zip(idx, specs, strict=True)
+                    GameTask(i, name, s, opponent, seed, opening)
+                    for i, s in zip(idx, specs, strict=True)
                 ]
             else:
-                tasks += [GameTask(i, name, specs[0], specs[1], seed) for i in idx]
+                tasks += [GameTask(i, name, specs[0], specs[1], seed, opening) for i in idx]
 
         def finished(row: dict) -> None:
             store.add_game(run_id, row)

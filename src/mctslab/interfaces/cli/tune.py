@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mctslab.harness import tune as tn
-from mctslab.interfaces.cli.arena import _backend_options, _workers
+from mctslab.interfaces.cli.arena import _backend_options, _workers, openings_option
 
 console = Console()
 
@@ -60,6 +60,7 @@ console = Console()
     "--r-end", default=tn.R_END, show_default=True, type=click.FloatRange(0, min_open=True),
     help="Fishtest's r_end, the learning rate at the end, for a range of 1 on the tuned scale",
 )  # fmt: skip
+@openings_option
 @click.option("--plot", default=None, help="PNG of the trajectory (default: beside the database)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def tune(
@@ -76,6 +77,7 @@ def tune(
     batch,
     c_end,
     r_end,
+    openings,
     plot,
     as_json,
 ):
@@ -86,7 +88,8 @@ def tune(
     ranges; c_k and a_k shrink as Fishtest's schedule says (α = 0.602, γ = 0.101, A = 10% of the
     iterations). Every game goes to the results database, every iteration's θ, c_k, a_k, Δ and
     result to its table tune_steps; seeds derive from the run seed and the iteration, so a rerun
-    of the same command (after Ctrl-C, say) continues with the same iterates. Prints the tuned
+    of the same command (after Ctrl-C, say) continues with the same iterates. With --openings,
+    iteration k's pair starts from opening k (cycling). Prints the tuned
     agent as a spec string and the trajectory, and writes a plot (docs/experiments.md, Tuning).
     Example:
 
@@ -100,6 +103,8 @@ def tune(
     if against:
         identity.append(f"--against={against}")
     identity += [f"--seed={seed}", f"--batch={batch}", f"--c-end={c_end}", f"--r-end={r_end}"]
+    if openings:
+        identity.append(f"--openings={openings}")
     command = "mctslab tune " + shlex.join(identity)
     if db is None:
         digest = hashlib.sha256(command.encode()).hexdigest()[:10]
@@ -123,6 +128,7 @@ def tune(
             address=address,
             progress=not as_json,
             command=command,
+            openings=openings,
         )
     if result.steps:
         tn.write_plot(result, plot)
