@@ -281,7 +281,8 @@ def test_openings_start_both_games_of_an_iteration_from_its_opening(tmp_path):
     # the openings are part of the run: resuming the run with others is refused
     other = tmp_path / "other.txt"
     other.write_text("2\n")
-    with ResultsStore(tmp_path / "o.sqlite") as store, pytest.raises(MctslabError, match="openings"):
+    refused = pytest.raises(MctslabError, match="openings")
+    with ResultsStore(tmp_path / "o.sqlite") as store, refused:
         tn.run_tune("nim", AGENT, ["c=0.05..2"], 6, store, seed=3, openings=str(other))
 
 
