@@ -47,6 +47,7 @@ import torch
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game
 from mctslab.games.registry import load_game
+from mctslab.harness.pools import process_pool
 from mctslab.search import az_net, az_tree
 from mctslab.search.az import AzSearch, check_game, playable_visits, root_children
 from mctslab.search.az_options import AzConfig
@@ -299,11 +300,7 @@ class Trainer:
         if self.workers == 1:
             return self_play(self.game, self.net.eval(), cfg, cfg.games, seed)
         if self._pool is None:
-            import multiprocessing
-
-            self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._pool = process_pool(self.workers, "spawn")
         jobs = worker_jobs(cfg, self.net, self.workers, seed * 1000)
         parts = list(self._pool.map(_worker_play, jobs))
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -433,10 +430,8 @@ def throughput(cfg: TrainConfig, workers: int = 1) -> dict[str, Any]:
     if workers == 1:
         samples = self_play(game, net, cfg, cfg.games, cfg.seed)
     else:
-        import multiprocessing
-
         jobs = worker_jobs(cfg, net, workers, cfg.seed)
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as p:
+        with process_pool(workers, "spawn") as p:
             list(p.map(_worker_play, jobs))  # a first round: the workers compile and load
             t0 = time.perf_counter()
             parts = list(p.map(_worker_play, jobs))

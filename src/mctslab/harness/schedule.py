@@ -282,9 +282,10 @@ def _run_local(todo, finished, workers, address) -> None:
                 return
         return
     import concurrent.futures as cf
-    import multiprocessing
 
-    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
+    from mctslab.harness.pools import process_pool
+
+    pool = process_pool(workers, "forkserver")
     try:
         futures = [pool.submit(play_task, t) for t in todo]
         for fut in cf.as_completed(futures):

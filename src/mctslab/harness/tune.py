@@ -476,11 +476,11 @@ class _Players:
                 finished(play_task(t))
         else:
             import concurrent.futures as cf
-            import multiprocessing
+
+            from mctslab.harness.pools import process_pool
 
             if self._pool is None:
-                context = multiprocessing.get_context("forkserver")
-                self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=context)
+                self._pool = process_pool(self.workers, "forkserver")
             for fut in cf.as_completed([self._pool.submit(play_task, t) for t in tasks]):
                 finished(fut.result())
 
