@@ -399,6 +399,60 @@ def test_hex_tracked_winning_cells_agree_with_a_full_scan(size):
             replay.apply_action(actions[i])
 
 
+@pytest.mark.parametrize(
+    "keys", [{"decisive": True, "anti": True}, {"decisive": True}, {"anti": True}]
+)
+def test_hex_policy_playouts_take_and_block_one_move_wins(keys):
+    # Replays decisive / anti-decisive playouts from random positions and checks every move
+    # against full scans: with a winning cell the mover (decisive) wins at once; else, with one
+    # of the opponent's, the mover (anti-decisive) plays one of those. The playout ends at the
+    # win, its returns are the winner's, and a seed always gives the same playout.
+    size = 7
+    game = mctslab.load_game(f"hex(size={size},swap=false)")
+    na = game.spec.num_distinct_actions
+    params = common.playout_params(num_actions=na, num_players=2, **keys)
+    rng = np.random.default_rng(7)
+    taken = blocked = 0
+    for g in range(60):
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(0, size * size // 2))):
+            if state.is_terminal():
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if state.is_terminal():
+            continue
+        records = []
+        for _ in range(2):
+            s = state.array.copy()
+            moves = np.zeros(2 * game.spec.max_game_length + 2, dtype=np.int32)
+            out = np.zeros(2)
+            n, _ = hex_policies.policy_playout(
+                game.consts, s, seed_state(g), moves, out, -1, params, common.policy_stats(2, na)
+            )
+            records.append((moves[: 2 * n].tolist(), out.tolist(), s.tolist()))
+        assert records[0] == records[1]
+        moves, out, _ = records[0]
+        replay = state.clone()
+        for i in range(0, len(moves), 2):
+            p, a = moves[i], moves[i + 1]
+            assert p == replay.current_player()
+            mine = hex_policies.winning_cell(game.consts, replay.array.copy(), p)
+            theirs = hex_policies.winning_cell(game.consts, replay.array.copy(), 1 - p)
+            board = replay.array[4 : 4 + size * size].copy()
+            board[a] = 2 - p  # the opponent's stone at a
+            if keys.get("decisive") and mine >= 0:
+                taken += 1
+                board[a] = p + 1
+                assert _hex_connects(board, size, p)
+            elif keys.get("anti") and theirs >= 0:
+                blocked += 1
+                assert _hex_connects(board, size, 1 - p)  # a was a winning cell of theirs
+            replay.apply_action(a)
+        assert replay.is_terminal()
+        assert out[replay.returns().index(1.0)] == 1.0
+    assert taken + blocked > 30
+
+
 def _hex_connects(board, size, p):
     """Whether player ``p``'s stones join their two edges (a breadth-first search)."""
     cells = [(r, c) for r in range(size) for c in range(size) if board[r * size + c] == p + 1]

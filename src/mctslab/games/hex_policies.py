@@ -6,15 +6,17 @@ the previous cell, else a pool cell, each if still empty, else a uniform one), w
 union-find work, and the winner is found once at the end by ``random_playout``'s flood fill
 (called on the full board). Continuing a decided Hex game never changes its winner, as in the
 kernels' fill. With decisive or anti-decisive moves, or when the playout's length is used (QBR),
-it goes move by move and stops at the win, which the edge marks of :func:`_touch` show (no
-union-find: a stone joining marks of both of the mover's edges wins).
+it goes move by move and stops at the win, which the edge marks of :func:`_tracked_moves` show
+(no union-find: a stone on a cell next to both of the mover's edges wins).
 
 * ``decisive`` — the mover plays a cell that wins at once when there is one: an empty cell next
   to both of the mover's edges, each by being on it or by touching a stone connected to it.
-  These cells are kept as the playout goes (:func:`_touch`): when a stone's group first reaches an
-  edge, the group is flooded once and its empty neighbours are marked as next to that edge, so a
-  whole playout does linear work and each move's test is a look at the top of a stack.
-* ``antidecisive`` — otherwise, if the opponent has such a cell, the mover plays there (blocks).
+  These cells are kept as the playout goes (:func:`_tracked_moves`): when a stone's group reaches
+  an edge, the group is flooded and its empty neighbours are marked as next to that edge, so a
+  whole playout does linear work and each move's test is a look at the top of a stack. When
+  there are several, the one found last is played.
+* ``antidecisive`` — otherwise, if the opponent has such a cell, the mover plays there (blocks;
+  the one found last when there are several).
 * ``bridge`` (a base policy) — then, when the previous move intruded into a bridge of the mover
   (two of the mover's stones, or a stone and the mover's edge, sharing two empty cells, one of
   which the opponent just took), the mover takes the other cell and saves the connection, as
@@ -51,9 +53,15 @@ from mctslab.games.hex_kernels import (
     returns,
 )
 from mctslab.kernels import codegen
-from mctslab.kernels.rng import below
+from mctslab.kernels.rng import below, seed_state
 from mctslab.search.playouts import policy_template as generic
-from mctslab.search.playouts.common import BASE_UNIFORM, lgr_reply, pool_move
+from mctslab.search.playouts.common import (
+    BASE_UNIFORM,
+    lgr_reply,
+    playout_params,
+    policy_stats,
+    pool_move,
+)
 from mctslab.search.records import PlayoutParams
 
 _generic = codegen.specialize(generic, hex_kernels)
@@ -143,150 +151,9 @@ def winning_cell(consts, state, player):
 
 
 @njit(inline="always")
-def _edge_bits(p):
-    """The edge-flag bits of player ``p``'s two edges (Black top and bottom, White left and
-    right); the union-find node of edge ``e`` of ``p`` is ``N + 2p + e``."""
-    if p == 0:
-        return EDGE_TOP, EDGE_BOTTOM
-    return EDGE_LEFT, EDGE_RIGHT
-
-
-@njit(inline="always")
-def _touch(consts, state, p, e, x, conn, near, wins, nw, stack):
-    """Player ``p``'s stone ``x`` is now connected to their edge ``e``: mark it and the stones of
-    its group not yet marked (a flood over same-coloured neighbours), and mark every empty
-    neighbour of them as next to edge ``e``; an empty cell next to both edges of ``p`` goes on
-    ``p``'s stack of winning cells. Each stone is flooded once per edge in a playout, so the work
-    of a whole playout is linear in the board. ``stack`` is scratch space of N cells."""
-    n = consts[C_N]
-    base = (2 * p + e) * n
-    other = (2 * p + 1 - e) * n
-    colour = p + 1
-    conn[base + x] = True
-    stack[0] = x
-    top = 1
-    while top > 0:
-        top -= 1
-        y = stack[top]
-        nb = C_EDGE + n + 6 * y
-        for k in range(6):
-            d = consts[nb + k]
-            v = state[B + d]
-            if v == EMPTY:
-                if not near[base + d]:
-                    near[base + d] = True
-                    if near[other + d]:
-                        wins[p * n + nw[p]] = d
-                        nw[p] += 1
-            elif v == colour and not conn[base + d]:
-                conn[base + d] = True
-                stack[top] = d
-                top += 1
-
-
-@njit(inline="always")
-def _track_stone(consts, state, p, x, conn, near, wins, nw, stack):
-    """After player ``p`` put a stone at ``x``: flood the edge marks of :func:`_touch` into its
-    group for each edge of ``p`` that the stone reaches (it is on that edge or touches a stone
-    connected to it). No union-find: the marks say which stones reach which edge. Returns
-    whether the stone connects both edges of ``p`` (``p`` has won)."""
-    n = consts[C_N]
-    colour = p + 1
-    b0 = 2 * p * n
-    b1 = b0 + n
-    f0, f1 = _edge_bits(p)
-    on_edge = consts[C_EDGE + x]
-    reach0 = (on_edge & f0) != 0
-    reach1 = (on_edge & f1) != 0
-    nb = C_EDGE + n + 6 * x
-    for k in range(6):
-        d = consts[nb + k]
-        if state[B + d] == colour:
-            reach0 = reach0 or conn[b0 + d]
-            reach1 = reach1 or conn[b1 + d]
-    if reach0 and not conn[b0 + x]:
-        _touch(consts, state, p, 0, x, conn, near, wins, nw, stack)
-    if reach1 and not conn[b1 + x]:
-        _touch(consts, state, p, 1, x, conn, near, wins, nw, stack)
-    return conn[2 * p * n + x] and conn[(2 * p + 1) * n + x]
-
-
-@njit(inline="always")
-def _track_start(consts, state, conn, near, wins, nw, stack):
-    """The marks of :func:`_touch` for the position at the start of a playout: the cells on an
-    edge are next to it, and the stones on an edge flood their groups."""
-    n = consts[C_N]
-    for c in range(n):
-        if state[B + c] == EMPTY:
-            for p in range(2):
-                b0, b1 = _edge_bits(p)
-                e = consts[C_EDGE + c]
-                near[2 * p * n + c] = (e & b0) != 0
-                near[(2 * p + 1) * n + c] = (e & b1) != 0
-                if near[2 * p * n + c] and near[(2 * p + 1) * n + c]:
-                    wins[p * n + nw[p]] = c
-                    nw[p] += 1
-    for c in range(n):
-        v = state[B + c]
-        if v != EMPTY:
-            _track_stone(consts, state, np.int64(v - 1), c, conn, near, wins, nw, stack)
-
-
-@njit(inline="always")
-def _play(consts, state, p, a, conn, near, wins, nw, stack):
-    """Player ``p`` plays the empty cell ``a`` in a playout: the stone, the edge marks
-    (:func:`_track_stone`) and the winner from them, instead of ``apply_action``'s union-find
-    (which the terminal state of a playout no longer needs)."""
-    state[B + a] = p + 1
-    if _track_stone(consts, state, p, a, conn, near, wins, nw, stack):
-        state[S_WINNER] = p
-    state[S_TO_MOVE] = 1 - p
-    state[S_COUNT] += 1
-    state[S_LAST] = a
-
-
-@njit(inline="always")
-def _tracker(consts, state):
-    """The arrays of the winning-cell tracking (``conn``, ``near``, ``wins``, ``nw``,
-    ``stack``; :func:`_touch`) for the position ``state``, filled by :func:`_track_start`."""
-    n = consts[C_N]
-    conn = np.zeros(4 * n, dtype=np.bool_)
-    near = np.zeros(4 * n, dtype=np.bool_)
-    wins = np.empty(2 * n, dtype=np.int64)
-    nw = np.zeros(2, dtype=np.int64)
-    stack = np.empty(n, dtype=np.int64)
-    _track_start(consts, state, conn, near, wins, nw, stack)
-    return conn, near, wins, nw, stack
-
-
-@njit(inline="always")
-def _winning(state, p, n, wins, nw):
-    """A cell where ``p`` wins at once, or -1: the top of ``p``'s stack once the cells taken
-    since they were pushed are dropped (an empty cell next to both edges stays so)."""
-    while nw[p] > 0 and state[B + wins[p * n + nw[p] - 1]] != EMPTY:
-        nw[p] -= 1
-    return np.int64(wins[p * n + nw[p] - 1]) if nw[p] > 0 else np.int64(-1)
-
-
-@njit(cache=True)
-def tracked_winning_cells(consts, state, actions, out):
-    """For tests: play ``actions`` from ``state`` with the tracking of :func:`_touch`, writing
-    before each move (and after the last) the cell where Black, then White, wins at once (-1
-    none) into ``out[2 i]``, ``out[2 i + 1]``."""
-    n = consts[C_N]
-    conn, near, wins, nw, stack = _tracker(consts, state)
-    for i in range(len(actions) + 1):
-        out[2 * i] = _winning(state, 0, n, wins, nw)
-        out[2 * i + 1] = _winning(state, 1, n, wins, nw)
-        if i < len(actions):
-            _play(
-                consts, state, np.int64(state[S_TO_MOVE]), actions[i], conn, near, wins, nw, stack
-            )
-
-
-@njit(cache=True)
-def _fill_playout(consts, state, rng, moves, out, last, params, stats):
-    """The random fill with LGRF and PoolRAVE moves first (module doc)."""
+def _empty_cells(consts, state):
+    """The empty cells (``cells[:k]``), each one's index there (``pos``, -1 for a stone), and
+    ``k``: a move removes its cell in constant time."""
     n_cells = consts[C_N]
     cells = np.empty(n_cells, dtype=np.int64)
     pos = np.full(n_cells, -1, dtype=np.int64)
@@ -296,6 +163,196 @@ def _fill_playout(consts, state, rng, moves, out, last, params, stats):
             cells[k] = c
             pos[c] = k
             k += 1
+    return cells, pos, k
+
+
+#: Offsets into the tracking array of :func:`_tracker`, in units of ``M = N + 1`` (one slot per
+#: cell and one for the off-board sentinel ``N``, which stays 0): player ``p``'s ``conn`` at
+#: ``(T_CONN + p) M``, ``near`` at ``(T_NEAR + p) M`` and stack of winning cells at
+#: ``(T_WINS + p) M``; the stacks' heights at ``T_NW M + p``; the flood's stack at ``T_NW M + 2``.
+T_CONN, T_NEAR, T_WINS, T_NW = 0, 2, 4, 6
+
+
+@njit(inline="always")
+def _edge_cell(size, p, e, i):
+    """The ``i``-th cell on edge ``e`` (0 first, 1 second) of player ``p``: Black's top and bottom
+    rows, White's left and right columns."""
+    if p == 0:
+        return e * (size - 1) * size + i
+    return i * size + e * (size - 1)
+
+
+@njit(inline="always")
+def _tracker(consts, state):
+    """The tracking array of the move-by-move playout (:func:`_tracked_moves`) for ``state``,
+    from scratch. Bit 1 stands for player ``p``'s first edge (Black top, White left), bit 2 for
+    the second. ``conn[y]`` of a stone ``y`` of ``p`` is the set of ``p``'s edges its group
+    touches (0 for any other cell): a flood over ``p``'s stones from those on each edge.
+    ``near[d]`` of an empty cell ``d`` is the set of edges a stone of ``p`` at ``d`` would touch:
+    ``d``'s own edge bits or'ed with the ``conn`` of its neighbours. An empty cell with ``near``
+    3 wins for ``p`` at once and is on ``p``'s stack of winning cells."""
+    n = consts[C_N]
+    size = consts[C_SIZE]
+    m = n + 1
+    t = np.zeros((T_NW + 1) * m + 2, dtype=np.int32)
+    sb = T_NW * m + 2
+    for p in range(2):
+        cb = (T_CONN + p) * m
+        colour = p + 1
+        for e in range(2):
+            top = 0
+            for i in range(size):
+                c = _edge_cell(size, p, e, i)
+                if state[B + c] == colour:
+                    t[cb + c] |= 1 << e
+                    t[sb + top] = c
+                    top += 1
+            while top > 0:
+                top -= 1
+                nb = C_EDGE + n + 6 * t[sb + top]
+                for k in range(6):
+                    d = consts[nb + k]
+                    if state[B + d] == colour and t[cb + d] & (1 << e) == 0:
+                        t[cb + d] |= 1 << e
+                        t[sb + top] = d
+                        top += 1
+        for c in range(n):
+            if state[B + c] == EMPTY:
+                r = (consts[C_EDGE + c] >> (2 * p)) & 3  # Black's edges are bits 1, 2; White's 4, 8
+                nb = C_EDGE + n + 6 * c
+                for k in range(6):
+                    r |= t[cb + consts[nb + k]]
+                t[(T_NEAR + p) * m + c] = r
+                if r == 3:
+                    t[(T_WINS + p) * m + t[T_NW * m + p]] = c
+                    t[T_NW * m + p] += 1
+    return t
+
+
+@njit(cache=True)
+def _tracked_moves(consts, state, rng, moves, last, params, stats, script, record):
+    """Play to the win move by move with the configured policy (the module doc), keeping the
+    tracking array of :func:`_tracker`; the number of moves and ``rng``. For tests, the moves of
+    ``script`` instead when it is not empty, and, when ``record`` is not empty, the cell where
+    Black, then White, wins at once (-1 none) before each move and after the last at
+    ``record[2 i]``, ``record[2 i + 1]``.
+
+    After player ``p``'s stone at ``a``, the set ``r`` of ``p``'s edges its group touches is
+    ``near[a]``: 3 wins. Otherwise the stone and the stones of its group whose ``conn`` is not
+    ``r`` yet are flooded, writing ``r`` into their ``conn`` and or'ing it into their empty
+    neighbours' ``near``; a cell whose ``near`` becomes 3 goes on ``p``'s stack. A stone's
+    ``conn`` changes at most once (from 0 to 1 or 2: 3 is the win), so each stone is flooded at
+    most once and a playout does linear work. The flood has no branch on the board (a branch per
+    neighbour mispredicts about half the time): every neighbour is written, and the stacks grow
+    by the conditions. A stack keeps cells taken since they were pushed until they reach its top.
+    All of it is written out in this one loop: an inlined helper taking arrays costs atomic
+    reference-count updates on each call (the tracking ran at half speed with them)."""
+    n_cells = consts[C_N]
+    m = n_cells + 1
+    cells, pos, k = _empty_cells(consts, state)
+    t = _tracker(consts, state)
+    sb = T_NW * m + 2
+    decisive = params.decisive
+    anti = params.anti
+    bridge = params.base == BASE_BRIDGE
+    p = np.int64(state[S_TO_MOVE])
+    n = 0
+    while True:
+        for q in range(2):  # drop the cells taken from the top of the stacks
+            wb = (T_WINS + q) * m
+            w = t[T_NW * m + q]
+            while w > 0 and state[B + t[wb + w - 1]] != EMPTY:
+                w -= 1
+            t[T_NW * m + q] = w
+        win0 = t[T_WINS * m + t[T_NW * m] - 1] if t[T_NW * m] > 0 else -1
+        win1 = t[(T_WINS + 1) * m + t[T_NW * m + 1] - 1] if t[T_NW * m + 1] > 0 else -1
+        if len(record) > 0:
+            record[2 * n] = win0
+            record[2 * n + 1] = win1
+        if state[S_WINNER] >= 0 or (len(script) > 0 and n == len(script)):
+            break
+        a = np.int64(-1)
+        if len(script) > 0:
+            a = np.int64(script[n])
+        elif decisive and (win1 if p else win0) >= 0:
+            a = np.int64(win1 if p else win0)
+        elif anti and (win0 if p else win1) >= 0:
+            a = np.int64(win0 if p else win1)
+        if a < 0 and bridge and last >= 0 and last < n_cells:
+            a, rng = bridge_reply(consts, state, last, p + 1, rng)
+        if a < 0:
+            r = lgr_reply(stats, params, p, last)
+            if r >= 0 and state[B + r] == EMPTY:
+                a = r
+        if a < 0:
+            rng, r = pool_move(stats, params, p, rng)
+            if r >= 0 and r < n_cells and state[B + r] == EMPTY:
+                a = r
+        if a < 0:
+            rng, j = below(rng, k)
+            a = cells[j]
+        j = pos[a]  # remove a from the empty cells
+        k -= 1
+        cells[j] = cells[k]
+        pos[cells[j]] = j
+        state[B + a] = p + 1
+        moves[2 * n] = p
+        moves[2 * n + 1] = a
+        n += 1
+        last = a
+        cb = (T_CONN + p) * m
+        nb_ = (T_NEAR + p) * m
+        wb = (T_WINS + p) * m
+        colour = p + 1
+        r = t[nb_ + a]
+        if r == 3:
+            state[S_WINNER] = p
+        elif r != 0:
+            t[cb + a] = r
+            t[sb] = a
+            top = 1
+            w = t[T_NW * m + p]
+            while top > 0:
+                top -= 1
+                nb = C_EDGE + n_cells + 6 * t[sb + top]
+                for i in range(6):
+                    d = consts[nb + i]
+                    v = state[B + d]
+                    old = t[nb_ + d]
+                    new = old | (r * (v == EMPTY))
+                    t[nb_ + d] = new
+                    t[wb + w] = d
+                    w += (new == 3) & (old != 3)
+                    own = v == colour
+                    c = t[cb + d]
+                    t[cb + d] = c | (r * own)
+                    t[sb + top] = d
+                    top += own & (c != r)
+            t[T_NW * m + p] = w
+        p = 1 - p
+    state[S_TO_MOVE] = p
+    state[S_COUNT] += n
+    if n > 0:
+        state[S_LAST] = last
+    return n, rng
+
+
+def tracked_winning_cells(consts, state, actions, out):
+    """For tests: play ``actions`` from ``state`` with the tracking of the move-by-move playout
+    (:func:`_tracked_moves`), writing before each move (and after the last) the cell where
+    Black, then White, wins at once (-1 none) into ``out[2 i]``, ``out[2 i + 1]``."""
+    na = consts[C_N]
+    _tracked_moves(
+        consts, state, seed_state(0), np.empty(2 * len(actions), dtype=np.int32), -1,
+        playout_params(num_actions=na, num_players=2), policy_stats(2, na), actions, out,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _fill_playout(consts, state, rng, moves, out, last, params, stats):
+    """The random fill with LGRF and PoolRAVE moves first (module doc)."""
+    n_cells = consts[C_N]
+    cells, pos, k = _empty_cells(consts, state)
     p = np.int64(state[S_TO_MOVE])
     bridge = params.base == BASE_BRIDGE
     for i in range(k):
@@ -348,49 +405,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
         return 0, rng
     if not params.decisive and not params.anti and not params.length:
         return _fill_playout(consts, state, rng, moves, out, last, params, stats)
-    n_cells = consts[C_N]
-    cells = np.empty(n_cells, dtype=np.int64)
-    pos = np.full(n_cells, -1, dtype=np.int64)
-    k = 0
-    for c in range(n_cells):
-        if state[B + c] == EMPTY:
-            cells[k] = c
-            pos[c] = k
-            k += 1
-    decisive = params.decisive
-    anti = params.anti
-    bridge = params.base == BASE_BRIDGE
-    conn, near, wins, nw, stack = _tracker(consts, state)  # winning cells (_touch)
-    n = 0
-    while state[S_WINNER] < 0:
-        p = np.int64(state[S_TO_MOVE])
-        a = np.int64(-1)
-        if decisive:
-            a = _winning(state, p, n_cells, wins, nw)
-        if a < 0 and anti:
-            a = _winning(state, 1 - p, n_cells, wins, nw)
-        if a < 0 and bridge and last >= 0 and last < n_cells:
-            a, rng = bridge_reply(consts, state, last, p + 1, rng)
-        if a < 0:
-            r = lgr_reply(stats, params, p, last)
-            if r >= 0 and state[B + r] == EMPTY:
-                a = r
-        if a < 0:
-            rng, r = pool_move(stats, params, p, rng)
-            if r >= 0 and r < n_cells and state[B + r] == EMPTY:
-                a = r
-        if a < 0:
-            rng, j = below(rng, k)
-            a = cells[j]
-        j = pos[a]  # remove a from the empty cells
-        k -= 1
-        cells[j] = cells[k]
-        pos[cells[j]] = j
-        _play(consts, state, p, a, conn, near, wins, nw, stack)
-        moves[2 * n] = p
-        moves[2 * n + 1] = a
-        n += 1
-        last = a
+    n, rng = _tracked_moves(consts, state, rng, moves, last, params, stats, moves[:0], moves[:0])
     returns(consts, state, out)
     return n, rng
 
