@@ -283,13 +283,14 @@ T_SLOT = 5  # [2P] the colour's bucket holding the point (score + OFFSET), -1 no
 T_POS = 7  # [2P] the point's index in that bucket
 T_MARK = 9  # [P] the stamp of the points to score again
 T_DIRTY = 10  # [P] those points
-T_TAIL = 11
+T_WALKED = 11  # [P] at a group's representative: the walk stamp when its liberties were marked
+T_TAIL = 12
 #: then, from ``T_TAIL * P``: the groups around a point ``[0:4]``, their colours ``[4:8]``,
 #: adjacencies ``[8:12]``, whether a stone at the point leaves them one liberty ``[12:16]``, the
 #: points whose legality a move there may change ``[16:25]``; the mark stamp and the number of
-#: points marked; the top occupied bucket of each colour (at most); the number of points in each
-#: bucket; the buckets' points (``N`` each).
-NB, STAMP, MARKED, TOP, COUNT = 0, 25, 26, 27, 29
+#: points marked; the top occupied bucket of each colour (at most); the walk stamp; the number of
+#: points in each bucket; the buckets' points (``N`` each).
+NB, STAMP, MARKED, TOP, WALK, COUNT = 0, 25, 26, 27, 29, 30
 ITEMS = COUNT + 2 * N_BUCKETS
 
 
@@ -344,7 +345,13 @@ def short_libs(state, g, w, pp):
 
 @njit(inline="always")
 def _mark_short_libs(state, t, g, w, pp):
-    """Mark the liberties of the group ``g`` if it has at most two (:func:`short_libs`)."""
+    """Mark the liberties of the group ``g`` if it has at most two (:func:`short_libs`), unless
+    they were marked since the walk stamp last changed (the board has not changed since)."""
+    i = T_WALKED * pp + g
+    st = t[U(T_TAIL * pp + WALK)]
+    if t[U(i)] == st:
+        return
+    t[U(i)] = st
     l1, l2 = short_libs(state, g, w, pp)
     if l1 >= 0:
         _mark(t, l1, pp)
@@ -357,21 +364,46 @@ def _around(state, t, x, w, pp):
     """Mark the empty neighbours of ``x`` and the liberties of the groups next to it that have
     at most two."""
     g0 = HEADER + A_GRP * pp
-    done0 = -1
-    done1 = -1
-    done2 = -1
     for d in (-1, 1, -w, w):
         q = x + d
         v = state[U(HEADER + q)]
         if v == EMPTY:
             _mark(t, q, pp)
         elif v != BORDER:
+            _mark_short_libs(state, t, state[U(g0 + q)], w, pp)
+
+
+@njit(inline="always")
+def legal_both(state, z, w, pp):
+    """The kernels' ``_is_legal`` at the empty point ``z`` for Black and for White, reading its
+    neighbours once: a colour may play there unless it would capture (an adjacent group of the
+    other colour in atari), and if it has an empty neighbour or a group of its own outside
+    atari next to it. Returns ``(Black, White)`` as 0 or 1."""
+    g0 = HEADER + A_GRP * pp
+    ln0 = HEADER + A_LN * pp
+    ls0 = HEADER + A_LS * pp
+    lq0 = HEADER + A_LQ * pp
+    e = False
+    ok_b = False
+    ok_w = False
+    cap_b = False  # Black at z would capture
+    cap_w = False
+    for d in (-1, 1, -w, w):
+        q = z + d
+        v = state[U(HEADER + q)]
+        if v == EMPTY:
+            e = True
+        elif v != BORDER:
             g = state[U(g0 + q)]
-            if g != done0 and g != done1 and g != done2:
-                _mark_short_libs(state, t, g, w, pp)
-                done2 = done1
-                done1 = done0
-                done0 = g
+            s = np.int64(state[U(ls0 + g)])
+            atari = np.int64(state[U(ln0 + g)]) * np.int64(state[U(lq0 + g)]) == s * s
+            if v == 1:
+                cap_w = cap_w or atari
+                ok_b = ok_b or not atari
+            else:
+                cap_b = cap_b or atari
+                ok_w = ok_w or not atari
+    return np.int64((e or ok_b) and not cap_b), np.int64((e or ok_w) and not cap_w)
 
 
 @njit(inline="always")
@@ -380,8 +412,7 @@ def _seed(state, t, z, w, pp):
     around it where its legality changed or it has at most one empty neighbour left (module
     doc)."""
     _mark(t, z, pp)
-    lb = np.int64(_is_legal(state, z, 1, w, pp))
-    lw = np.int64(_is_legal(state, z, 2, w, pp))
+    lb, lw = legal_both(state, z, w, pp)
     lg = T_LEGAL * pp + z
     if t[U(T_EMPTIES * pp + z)] <= 1 or lb != t[U(lg)] or lw != t[U(lg + pp)]:
         t[U(lg)] = lb
@@ -632,7 +663,8 @@ def nf_start(consts, state, two_sided, on):
     if not on:
         return np.zeros(0, dtype=np.int64)
     tail = T_TAIL * pp
-    t = np.zeros(tail + ITEMS + 2 * N_BUCKETS * nn, dtype=np.int64)
+    t = np.empty(tail + ITEMS + 2 * N_BUCKETS * nn, dtype=np.int64)  # buckets: written first
+    t[: tail + ITEMS] = 0
     t[T_SLOT * pp : T_POS * pp] = -1
     t[tail + TOP : tail + TOP + 2] = -1
     for a in range(nn):
@@ -642,8 +674,9 @@ def nf_start(consts, state, two_sided, on):
             for d in (-1, 1, -w, w):
                 e += state[U(HEADER + m + d)] == EMPTY
             t[U(T_EMPTIES * pp + m)] = e
-            t[U(T_LEGAL * pp + m)] = _is_legal(state, m, 1, w, pp)
-            t[U(T_LEGAL * pp + pp + m)] = _is_legal(state, m, 2, w, pp)
+            lb, lw = legal_both(state, m, w, pp)
+            t[U(T_LEGAL * pp + m)] = lb
+            t[U(T_LEGAL * pp + pp + m)] = lw
     for a in range(nn):
         m = consts[C_TABLES + a]
         if state[U(HEADER + m)] == EMPTY:
@@ -680,11 +713,13 @@ def nf_place(consts, state, t, p, col, two_sided):
     t[U(tail + STAMP)] += 1
     t[U(tail + MARKED)] = 0
     _mark(t, p, pp)
+    t[U(tail + WALK)] += 1
     for d in (-1, 1, -w, w):  # the mover's groups next to p, before they merge
         q = p + d
         if state[U(HEADER + q)] == col:
             _mark_short_libs(state, t, state[U(g0 + q)], w, pp)
     _place(state, p, col, w, pp)
+    t[U(tail + WALK)] += 1
     t[U(T_LEGAL * pp + p)] = 0
     t[U(T_LEGAL * pp + pp + p)] = 0
     for d in (-1, 1, -w, w):
