@@ -283,14 +283,14 @@ T_SLOT = 5  # [2P] the colour's bucket holding the point (score + OFFSET), -1 no
 T_POS = 7  # [2P] the point's index in that bucket
 T_MARK = 9  # [P] the stamp of the points to score again
 T_DIRTY = 10  # [P] those points
-T_WALKED = 11  # [P] at a group's representative: the walk stamp when its liberties were marked
+T_WALKED = 11  # [P] at a group's representative: the mark stamp when its liberties were marked
 T_TAIL = 12
 #: then, from ``T_TAIL * P``: the groups around a point ``[0:4]``, their colours ``[4:8]``,
 #: adjacencies ``[8:12]``, whether a stone at the point leaves them one liberty ``[12:16]``, the
 #: points whose legality a move there may change ``[16:25]``; the mark stamp and the number of
-#: points marked; the top occupied bucket of each colour (at most); the walk stamp; the number of
-#: points in each bucket; the buckets' points (``N`` each).
-NB, STAMP, MARKED, TOP, WALK, COUNT = 0, 25, 26, 27, 29, 30
+#: points marked; the top occupied bucket of each colour (at most); the number of points in each
+#: bucket; the buckets' points (``N`` each).
+NB, STAMP, MARKED, TOP, COUNT = 0, 25, 26, 27, 29
 ITEMS = COUNT + 2 * N_BUCKETS
 
 
@@ -311,6 +311,24 @@ def last_liberty(state, g, pp):
     n = np.int64(state[U(HEADER + A_LN * pp + g)])
     s = np.int64(state[U(HEADER + A_LS * pp + g)])
     if n * np.int64(state[U(HEADER + A_LQ * pp + g)]) == s * s:
+        return s // n
+    return np.int64(-1)
+
+
+@njit(inline="always")
+def _other_liberty(state, g, p, w, pp):
+    """The liberty other than ``p`` of the group ``g`` next to the empty point ``p`` if the group
+    has two, else -1: its pseudo-liberty sums less the ``a`` adjacencies of its stones to ``p``
+    describe its liberties other than ``p`` (none when the count is 0, one when
+    ``ln lq == ls^2``)."""
+    a = np.int64(0)
+    for d in (-1, 1, -w, w):
+        q = p + d
+        a += state[U(HEADER + q)] != EMPTY and state[U(HEADER + A_GRP * pp + q)] == g
+    n = np.int64(state[U(HEADER + A_LN * pp + g)]) - a
+    s = np.int64(state[U(HEADER + A_LS * pp + g)]) - a * p
+    q2 = np.int64(state[U(HEADER + A_LQ * pp + g)]) - a * p * p
+    if n > 0 and n * q2 == s * s:
         return s // n
     return np.int64(-1)
 
@@ -346,12 +364,16 @@ def short_libs(state, g, w, pp):
 @njit(inline="always")
 def _mark_short_libs(state, t, g, w, pp):
     """Mark the liberties of the group ``g`` if it has at most two (:func:`short_libs`), unless
-    they were marked since the walk stamp last changed (the board has not changed since)."""
+    this move marked them already (the group is walked once a move, after the stone)."""
     i = T_WALKED * pp + g
-    st = t[U(T_TAIL * pp + WALK)]
+    st = t[U(T_TAIL * pp + STAMP)]
     if t[U(i)] == st:
         return
     t[U(i)] = st
+    y = last_liberty(state, g, pp)
+    if y >= 0:
+        _mark(t, y, pp)
+        return
     l1, l2 = short_libs(state, g, w, pp)
     if l1 >= 0:
         _mark(t, l1, pp)
@@ -713,13 +735,13 @@ def nf_place(consts, state, t, p, col, two_sided):
     t[U(tail + STAMP)] += 1
     t[U(tail + MARKED)] = 0
     _mark(t, p, pp)
-    t[U(tail + WALK)] += 1
     for d in (-1, 1, -w, w):  # the mover's groups next to p, before they merge
         q = p + d
         if state[U(HEADER + q)] == col:
-            _mark_short_libs(state, t, state[U(g0 + q)], w, pp)
+            y = _other_liberty(state, state[U(g0 + q)], p, w, pp)
+            if y >= 0:
+                _mark(t, y, pp)
     _place(state, p, col, w, pp)
-    t[U(tail + WALK)] += 1
     t[U(T_LEGAL * pp + p)] = 0
     t[U(T_LEGAL * pp + pp + p)] = 0
     for d in (-1, 1, -w, w):
