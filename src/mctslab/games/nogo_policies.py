@@ -127,6 +127,16 @@ MAX_TAKEN = 10
 
 
 @njit(inline="always")
+def _neighbour(p, k, w):
+    """The ``k``-th (0 to 3) of the four neighbours of the padded point ``p``: ``p - 1``,
+    ``p + 1``, ``p - W``, ``p + W``. :func:`_recount_around` loops over ``k`` and tests legality
+    at one place: written as a loop over the tuple ``(-1, 1, -w, w)`` with two inlined calls of a
+    helper taking arrays, Numba kept atomic reference-count updates of the arrays on every move
+    (the decisive playout spent about 45% of its time in them; measured)."""
+    return p + (2 * (k & 1) - 1) * (1 if k < 2 else w)
+
+
+@njit(inline="always")
 def _legal_counts(consts, state, on):
     """Each point's legality for both players (``legal[c * P + x]``) and each player's number of
     legal moves (``legal[2P + c]``) in the position ``state``, kept up to date by
@@ -145,15 +155,6 @@ def _legal_counts(consts, state, on):
 
 
 @njit(inline="always")
-def _recount(state, legal, z, w, pp):
-    """Test the legality of ``z`` for both players again, keeping the counts."""
-    for c in range(2):
-        v = np.int64(_is_legal(state, z, c + 1, w, pp))
-        legal[2 * pp + c] += v - legal[c * pp + z]
-        legal[c * pp + z] = v
-
-
-@njit(inline="always")
 def _recount_around(state, legal, p, w, pp):
     """Keep the counts of :func:`_legal_counts` after a stone at ``p``: it changes legality only
     at ``p``, at its empty neighbours and at the last liberty of a group next to it in atari
@@ -162,15 +163,18 @@ def _recount_around(state, legal, p, w, pp):
     for c in range(2):  # p itself: taken
         legal[2 * pp + c] -= legal[c * pp + p]
         legal[c * pp + p] = 0
-    for d in (-1, 1, -w, w):
-        q = p + d
-        v = state[U(HEADER + q)]
-        if v == EMPTY:
-            _recount(state, legal, q, w, pp)
-        elif v != BORDER:
-            y = last_liberty(state, state[U(HEADER + A_GRP * pp + q)], pp)
-            if y >= 0:
-                _recount(state, legal, y, w, pp)
+    for k in range(4):
+        y = _neighbour(p, k, w)
+        v = state[U(HEADER + y)]
+        if v == BORDER:
+            y = -1
+        elif v != EMPTY:  # the group's last liberty, if in atari
+            y = last_liberty(state, state[U(HEADER + A_GRP * pp + y)], pp)
+        if y >= 0:  # test it again for both players, keeping the counts
+            for c in range(2):
+                v = np.int64(_is_legal(state, y, c + 1, w, pp))
+                legal[2 * pp + c] += v - legal[c * pp + y]
+                legal[c * pp + y] = v
 
 
 @njit(inline="always")
@@ -208,8 +212,8 @@ def _decisive(consts, state, gbuf, c):
     state[S_NCAND + 1 - c] = cnt
     n1 = 0  # the other liberties of the groups next to x1 that have two, at gbuf[8:12]
     if x1 >= 0:
-        for d in (-1, 1, -w, w):
-            q = x1 + d
+        for k in range(4):
+            q = _neighbour(x1, k, w)
             v = state[U(HEADER + q)]
             if v in (BLACK, WHITE):
                 l1, l2 = short_libs(state, state[U(HEADER + A_GRP * pp + q)], w, pp)
@@ -227,9 +231,9 @@ def _decisive(consts, state, gbuf, c):
         if i == 0:
             m = np.int64(x0)
         elif i < 5:
-            m = x0 + (-1, 1, -w, w)[i - 1]
+            m = _neighbour(x0, i - 1, w)
         else:  # the other liberty of a group next to x0 with two
-            q = x0 + (-1, 1, -w, w)[(i - 5) // 2]
+            q = _neighbour(x0, (i - 5) // 2, w)
             v = state[U(HEADER + q)]
             if v != BLACK and v != WHITE:
                 continue
