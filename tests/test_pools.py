@@ -32,7 +32,7 @@ PARENT = textwrap.dedent(
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
-@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+@pytest.mark.parametrize("method", ["spawn", "forkserver", "fork"])
 def test_workers_end_when_the_parent_is_killed(tmp_path, method):
     script = tmp_path / "parent.py"
     script.write_text(PARENT)

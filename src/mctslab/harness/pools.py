@@ -6,8 +6,8 @@ will read, on cores that a resumed run or a timed match then shares. Each worker
 :func:`process_pool` therefore
 
 - asks the kernel for ``SIGKILL`` when its parent process dies (Linux
-  ``prctl(PR_SET_PDEATHSIG)``, prctl(2)): with the ``spawn`` start method the parent is the
-  pool's owner, so the worker ends at once;
+  ``prctl(PR_SET_PDEATHSIG)``, prctl(2)): with the ``spawn`` and ``fork`` start methods the
+  parent is the pool's owner, so the worker ends at once;
 - watches the owner from a daemon thread (:data:`WATCH_SECONDS`) and exits when it is gone: with
   ``forkserver`` the parent is the fork server, which stays alive while any worker does (each
   worker holds the write end of the server's "alive" pipe), so only the owner's pid tells.
@@ -60,9 +60,10 @@ def _die_with_owner(owner: int) -> None:
     threading.Thread(target=_watch, args=(owner,), daemon=True, name="owner-watch").start()
 
 
-def process_pool(workers: int, method: str) -> cf.ProcessPoolExecutor:
-    """A pool of ``workers`` processes started by ``method`` (``"spawn"`` or ``"forkserver"``)
-    that end with this process (module docstring)."""
+def process_pool(workers: int, method: str | None = None) -> cf.ProcessPoolExecutor:
+    """A pool of ``workers`` processes started by ``method`` (``"spawn"``, ``"forkserver"``,
+    ``"fork"``; None for the platform's default) that end with this process (module
+    docstring)."""
     return cf.ProcessPoolExecutor(
         workers,
         mp_context=multiprocessing.get_context(method),

@@ -576,7 +576,7 @@ def run_tune(
     )
 
     from mctslab.harness.game import GameTask, _load
-    from mctslab.harness.openings import for_run
+    from mctslab.harness.openings import for_run, opening_for
     from mctslab.harness.schedule import canonical_specs
 
     if n_games < 2 or n_games % 2:
@@ -625,7 +625,7 @@ def run_tune(
                 for v in (t.plus, t.minus)
             ]
             idx = game_indices(t.iteration, bool(against))
-            opening = lines[t.iteration % len(lines)] if lines else ()
+            opening = opening_for(lines, 2 * t.iteration)  # opening k, as a match's pair k
             if against:
                 tasks += [
                     GameTask(i, name, s, opponent, seed, opening)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 
 import click
 
+from mctslab.harness.pools import process_pool
 from mctslab.harness.single_player import GAME_FIELDS, TILES, play_one, summarise
 
 #: the agent ``bench 2048`` measures without ``--agent``: the strongest MCTS agent for 2048 found
@@ -152,7 +153,7 @@ def bench_2048(n_games, seconds, workers, agent_spec, seed, out, as_json):
         for s in seeds:
             done(play_one(spec, s))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with process_pool(workers) as pool:
             for fut in as_completed([pool.submit(play_one, spec, s) for s in seeds]):
                 done(fut.result())
     summary = summarise(spec, seconds, sorted(results, key=lambda r: r["seed"]))
