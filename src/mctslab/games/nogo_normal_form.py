@@ -59,7 +59,9 @@ from mctslab.games.nogo_kernels import (
     S_TO_MOVE,
     U,
     _is_legal,
+    _offset,
     _place,
+    borrow,
 )
 from mctslab.kernels.rng import below
 
@@ -85,7 +87,8 @@ def _affected(state, m, w, pp, aff, seen, stamp, gbuf, k, two_sided):
     aff[0] = m
     seen[m] = stamp
     n = 1
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = m + d
         if state[U(HEADER + q)] == EMPTY and seen[q] != stamp:
             seen[q] = stamp
@@ -98,7 +101,8 @@ def _affected(state, m, w, pp, aff, seen, stamp, gbuf, k, two_sided):
             continue
         s = g
         while True:
-            for e in (-1, 1, -w, w):
+            for ke in range(4):
+                e = _offset(ke, w)
                 r = s + e
                 if state[U(HEADER + r)] == EMPTY and seen[r] != stamp:
                     seen[r] = stamp
@@ -137,7 +141,8 @@ def _after(state, m, col, w, pp, gbuf, off):
     ms = np.int64(0)
     mq = np.int64(0)
     m2 = np.int64(m) * np.int64(m)
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = m + d
         v = state[U(HEADER + q)]
         if v == EMPTY:
@@ -158,7 +163,8 @@ def _after(state, m, col, w, pp, gbuf, off):
     for j in range(k):
         g = gbuf[off + j]
         adj = np.int64(0)
-        for d in (-1, 1, -w, w):
+        for kd in range(4):
+            d = _offset(kd, w)
             adj += state[U(g0 + m + d)] == g and state[U(HEADER + m + d)] != EMPTY
         if gbuf[off + 4 + j] != col:
             gbuf[off + 4 + j] = _atari(state, g, ln0, ls0, lq0, -adj, -adj * m, -adj * m2)
@@ -186,7 +192,8 @@ def _legal_after(state, x, colour, m, col, k, merged_atari, gbuf, off, w, pp):
     ls0 = HEADER + A_LS * pp
     lq0 = HEADER + A_LQ * pp
     ok = False
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = x + d
         if q == m:
             v = col
@@ -322,7 +329,8 @@ def _other_liberty(state, g, p, w, pp):
     describe its liberties other than ``p`` (none when the count is 0, one when
     ``ln lq == ls^2``)."""
     a = np.int64(0)
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = p + d
         a += state[U(HEADER + q)] != EMPTY and state[U(HEADER + A_GRP * pp + q)] == g
     n = np.int64(state[U(HEADER + A_LN * pp + g)]) - a
@@ -346,7 +354,8 @@ def short_libs(state, g, w, pp):
     x0 = HEADER + A_NXT * pp
     s = g
     while True:
-        for e in (-1, 1, -w, w):
+        for ke in range(4):
+            e = _offset(ke, w)
             r = np.int64(s + e)
             if state[U(HEADER + r)] == EMPTY and r != l1 and r != l2:
                 if l1 < 0:
@@ -386,7 +395,8 @@ def _around(state, t, x, w, pp):
     """Mark the empty neighbours of ``x`` and the liberties of the groups next to it that have
     at most two."""
     g0 = HEADER + A_GRP * pp
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = x + d
         v = state[U(HEADER + q)]
         if v == EMPTY:
@@ -410,7 +420,8 @@ def legal_both(state, z, w, pp):
     ok_w = False
     cap_b = False  # Black at z would capture
     cap_w = False
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = z + d
         v = state[U(HEADER + q)]
         if v == EMPTY:
@@ -462,7 +473,8 @@ def _f(state, t, m, col, k, merged, mn, ms, w, pp):
     oi = T_LEGAL * pp + (2 - col) * pp
     f = t[U(oi + m)] - 1
     n = 0
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         x = m + d
         if state[U(HEADER + x)] == EMPTY and t[U(T_EMPTIES * pp + x)] == 1:
             t[U(nb + 16 + n)] = x
@@ -491,7 +503,8 @@ def _f(state, t, m, col, k, merged, mn, ms, w, pp):
         atari_o = False
         safe_c = False  # a group of col outside atari next to x, after the move
         safe_o = False
-        for d in (-1, 1, -w, w):
+        for kd in range(4):
+            d = _offset(kd, w)
             r = x + d
             if r == m:
                 v = col
@@ -539,7 +552,8 @@ def _score_point(state, t, m, w, pp):
     es = np.int64(0)
     eq = np.int64(0)
     k = 0
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = m + d
         v = state[U(HEADER + q)]
         if v == EMPTY:
@@ -611,12 +625,14 @@ def _score_point(state, t, m, w, pp):
         # may play x now and after the move only beside a group of theirs outside atari.
         xb = 0
         xw = 0
-        for d in (-1, 1, -w, w):
+        for kd in range(4):
+            d = _offset(kd, w)
             x = m + d
             if state[U(HEADER + x)] == EMPTY and t[U(T_EMPTIES * pp + x)] == 1:
                 safe_b = False
                 safe_w = False
-                for e in (-1, 1, -w, w):
+                for ke in range(4):
+                    e = _offset(ke, w)
                     r = x + e
                     v = state[U(HEADER + r)]
                     if v == 1 or v == 2:
@@ -679,13 +695,16 @@ def _rescore(t, m, pp, nn, two_sided):
 def nf_start(consts, state, two_sided, on):
     """The kept scores of the position ``state`` (every empty point scored once); an array of
     size 0 when not ``on``."""
+    consts = borrow(consts)
+    state = borrow(state)
     w = np.int64(consts[C_W])
     pp = consts[C_P]
     nn = consts[C_N]
     if not on:
         return np.zeros(0, dtype=np.int64)
     tail = T_TAIL * pp
-    t = np.empty(tail + ITEMS + 2 * N_BUCKETS * nn, dtype=np.int64)  # buckets: written first
+    t_mem = np.empty(tail + ITEMS + 2 * N_BUCKETS * nn, dtype=np.int64)  # buckets: written first
+    t = borrow(t_mem)  # returned below, so alive while t is used
     t[: tail + ITEMS] = 0
     t[T_SLOT * pp : T_POS * pp] = -1
     t[tail + TOP : tail + TOP + 2] = -1
@@ -693,7 +712,8 @@ def nf_start(consts, state, two_sided, on):
         m = consts[C_TABLES + a]
         if state[U(HEADER + m)] == EMPTY:
             e = 0
-            for d in (-1, 1, -w, w):
+            for kd in range(4):
+                d = _offset(kd, w)
                 e += state[U(HEADER + m + d)] == EMPTY
             t[U(T_EMPTIES * pp + m)] = e
             lb, lw = legal_both(state, m, w, pp)
@@ -704,7 +724,7 @@ def nf_start(consts, state, two_sided, on):
         if state[U(HEADER + m)] == EMPTY:
             _score_point(state, t, m, w, pp)
             _rescore(t, m, pp, nn, two_sided)
-    return t
+    return t_mem
 
 
 @njit(inline="always")
@@ -727,6 +747,9 @@ def nf_pick(t, c, rng, pp, nn):
 def nf_place(consts, state, t, p, col, two_sided):
     """Put a stone of colour ``col`` at the legal point ``p`` (the kernels' ``_place``) and score
     again the points whose score may have changed (module doc)."""
+    consts = borrow(consts)
+    state = borrow(state)
+    t = borrow(t)
     w = np.int64(consts[C_W])
     pp = consts[C_P]
     nn = consts[C_N]
@@ -735,7 +758,8 @@ def nf_place(consts, state, t, p, col, two_sided):
     t[U(tail + STAMP)] += 1
     t[U(tail + MARKED)] = 0
     _mark(t, p, pp)
-    for d in (-1, 1, -w, w):  # the mover's groups next to p, before they merge
+    for kd in range(4):  # the mover's groups next to p, before they merge
+        d = _offset(kd, w)
         q = p + d
         if state[U(HEADER + q)] == col:
             y = _other_liberty(state, state[U(g0 + q)], p, w, pp)
@@ -744,11 +768,13 @@ def nf_place(consts, state, t, p, col, two_sided):
     _place(state, p, col, w, pp)
     t[U(T_LEGAL * pp + p)] = 0
     t[U(T_LEGAL * pp + pp + p)] = 0
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = p + d
         if state[U(HEADER + q)] == EMPTY:
             t[U(T_EMPTIES * pp + q)] -= 1
-    for d in (-1, 1, -w, w):
+    for kd in range(4):
+        d = _offset(kd, w)
         q = p + d
         v = state[U(HEADER + q)]
         if v == EMPTY:

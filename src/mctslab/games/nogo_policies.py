@@ -49,6 +49,7 @@ from mctslab.games.nogo_kernels import (
     U,
     _is_legal,
     _place,
+    borrow,
     returns,
 )
 from mctslab.games.nogo_normal_form import (
@@ -61,7 +62,7 @@ from mctslab.games.nogo_normal_form import (
     short_libs,
 )
 from mctslab.kernels.rng import below
-from mctslab.search.playouts.common import BASE_UNIFORM, lgr_reply, pool_move
+from mctslab.search.playouts.common import BASE_UNIFORM, PolicyStats, lgr_reply, pool_move
 
 # Base policies (the module doc): ids of ``PlayoutParams.base``.
 BASE_NAIVE = 1
@@ -307,11 +308,23 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     a0 = C_TABLES + nn
     base_policy = params.base
     decisive = params.decisive
-    gbuf = np.zeros(16, dtype=np.int64)
+    gbuf_mem = np.zeros(16, dtype=np.int64)
     nf = base_policy in (BASE_NF, BASE_NF2)
     two_sided = base_policy == BASE_NF2
-    scores = nf_start(consts, state, two_sided, nf and state[S_WINNER] < 0)
-    legal = _legal_counts(consts, state, decisive and state[S_WINNER] < 0)
+    scores_mem = nf_start(consts, state, two_sided, nf and state[S_WINNER] < 0)
+    legal_mem = _legal_counts(consts, state, decisive and state[S_WINNER] < 0)
+    # the loop works on views without reference counts (nogo_kernels.borrow); the local
+    # arrays are used again after it, so they live until then
+    consts = borrow(consts)
+    state = borrow(state)
+    moves = borrow(moves)
+    gbuf = borrow(gbuf_mem)
+    scores = borrow(scores_mem)
+    legal = borrow(legal_mem)
+    stats = PolicyStats(
+        borrow(stats.replies), borrow(stats.pools), borrow(stats.pool_sizes),
+        borrow(stats.pool_amaf), borrow(stats.qbr),
+    )  # fmt: skip
     n = 0
     if state[S_WINNER] < 0:
         c = np.int64(state[S_TO_MOVE])
@@ -365,6 +378,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
             c = 1 - c
             state[S_TO_MOVE] = c
         state[S_NMOVES] += n
+    gbuf_mem[0] = scores_mem.size + legal_mem.size  # the last use of the local arrays
     returns(consts, state, out)
     return n, rng
 
