@@ -56,6 +56,7 @@ from mctslab.games.nogo_normal_form import (
     _after,
     _legal_after,
     last_liberty,
+    legal_both,
     nf_pick,
     nf_place,
     nf_start,
@@ -148,10 +149,12 @@ def _legal_counts(consts, state, on):
     if on:
         for a in range(consts[C_N]):
             x = consts[C_TABLES + a]
-            for c in range(2):
-                v = np.int64(_is_legal(state, x, c + 1, w, pp))
-                legal[c * pp + x] = v
-                legal[2 * pp + c] += v
+            if state[U(HEADER + x)] == EMPTY:
+                lb, lw = legal_both(state, x, w, pp)
+                legal[x] = lb
+                legal[pp + x] = lw
+                legal[2 * pp] += lb
+                legal[2 * pp + 1] += lw
     return legal
 
 
@@ -172,10 +175,11 @@ def _recount_around(state, legal, p, w, pp):
         elif v != EMPTY:  # the group's last liberty, if in atari
             y = last_liberty(state, state[U(HEADER + A_GRP * pp + y)], pp)
         if y >= 0:  # test it again for both players, keeping the counts
-            for c in range(2):
-                v = np.int64(_is_legal(state, y, c + 1, w, pp))
-                legal[2 * pp + c] += v - legal[c * pp + y]
-                legal[c * pp + y] = v
+            lb, lw = legal_both(state, y, w, pp)
+            legal[2 * pp] += lb - legal[y]
+            legal[y] = lb
+            legal[2 * pp + 1] += lw - legal[pp + y]
+            legal[pp + y] = lw
 
 
 @njit(inline="always")
