@@ -42,7 +42,7 @@ The sums fit int32 up to 19x19: at most 4N pseudo-liberties of points below P <=
 """
 
 import numpy as np
-from numba import njit, types
+from numba import config, njit, types
 from numba.extending import intrinsic
 
 from mctslab.games.common_kernels import (  # noqa: F401  (contract kernels)
@@ -117,6 +117,12 @@ def borrow(typingctx, arr):
         return dst._getvalue()
 
     return arr(arr), codegen
+
+
+if config.DISABLE_JIT:  # plain Python: an array is its own view
+
+    def borrow(arr):
+        return arr
 
 
 @njit(inline="always")
