@@ -345,28 +345,28 @@ def _other_liberty(state, g, p, w, pp):
 def short_libs(state, g, w, pp):
     """The liberties of the group ``g`` if it has at most two, as ``(l1, l2)`` (-1 for none);
     ``(-1, -1)`` when it has more. A group with more than eight pseudo-liberties has more than
-    two (a point has at most four stones around it); otherwise its stones are walked until a
-    third liberty shows."""
-    l1 = np.int64(-1)
-    l2 = np.int64(-1)
-    if state[U(HEADER + A_LN * pp + g)] > 8:
-        return l1, l2
+    two (a point has at most four stones around it); one in atari has its liberty in its sums;
+    otherwise its stones are walked only to the first liberty ``l1``, and the sums less ``l1``
+    tell whether one other is left (:func:`_other_liberty`): the pair a walk to a third
+    liberty would find, in its order."""
+    n = np.int64(state[U(HEADER + A_LN * pp + g)])
+    if n > 8:
+        return np.int64(-1), np.int64(-1)
+    ls = np.int64(state[U(HEADER + A_LS * pp + g)])
+    if n * np.int64(state[U(HEADER + A_LQ * pp + g)]) == ls * ls:
+        return ls // n, np.int64(-1)
     x0 = HEADER + A_NXT * pp
     s = g
-    while True:
+    l1 = np.int64(-1)
+    while l1 < 0:
         for ke in range(4):
-            e = _offset(ke, w)
-            r = np.int64(s + e)
-            if state[U(HEADER + r)] == EMPTY and r != l1 and r != l2:
-                if l1 < 0:
-                    l1 = r
-                elif l2 < 0:
-                    l2 = r
-                else:
-                    return np.int64(-1), np.int64(-1)
+            r = np.int64(s + _offset(ke, w))
+            if l1 < 0 and state[U(HEADER + r)] == EMPTY:
+                l1 = r
         s = state[U(x0 + s)]
-        if s == g:
-            break
+    l2 = _other_liberty(state, g, l1, w, pp)
+    if l2 < 0:
+        return np.int64(-1), np.int64(-1)
     return l1, l2
 
 
@@ -392,8 +392,9 @@ def _mark_short_libs(state, t, g, w, pp):
 
 @njit(inline="always")
 def _around(state, t, x, w, pp):
-    """Mark the empty neighbours of ``x`` and the liberties of the groups next to it that have
-    at most two."""
+    """Mark the empty neighbours of the empty point ``x`` and the liberties of the groups next
+    to it that have at most two: ``x`` is one of them (marked by the caller), the other comes
+    from the group's sums (:func:`_other_liberty`, no walk)."""
     g0 = HEADER + A_GRP * pp
     for kd in range(4):
         d = _offset(kd, w)
@@ -402,7 +403,9 @@ def _around(state, t, x, w, pp):
         if v == EMPTY:
             _mark(t, q, pp)
         elif v != BORDER:
-            _mark_short_libs(state, t, state[U(g0 + q)], w, pp)
+            y = _other_liberty(state, state[U(g0 + q)], x, w, pp)
+            if y >= 0:
+                _mark(t, y, pp)
 
 
 @njit(inline="always")
