@@ -115,3 +115,38 @@ def test_kept_legal_counts_equal_the_legal_moves_after_every_move(size):
                 assert out[i, player] == len(_scratch(game, state, player, False)), (i, player)
             if i < len(actions):
                 state.apply_action(actions[i])
+
+
+NO_JIT_PLAYOUTS = """
+import numpy as np, mctslab
+from mctslab.games import nogo_policies as P
+from mctslab.search.playouts import common
+from mctslab.kernels.rng import seed_state
+game = mctslab.load_game("nogo(size=5)")
+for base, decisive in ((0, False), (0, True), (P.BASE_NF, False), (P.BASE_NF2, True)):
+    s = game.new_initial_state().array.copy()
+    params = common.playout_params(base=base, decisive=decisive, num_actions=25)
+    moves = np.zeros(60, dtype=np.int64)
+    n, _ = P.policy_playout(
+        game.consts, s, seed_state(3), moves, np.zeros(2), -1, params, common.policy_stats(2, 25)
+    )
+    print(moves[: 2 * n].tolist())
+"""
+
+
+def test_policy_playouts_play_the_same_moves_compiled_and_as_plain_python():
+    # The playouts' hot loops work on views without reference counts
+    # (nogo_kernels.borrow, a Numba intrinsic); as plain Python the view is the array itself.
+    import os
+    import subprocess
+    import sys
+
+    def run(env):
+        return subprocess.run(
+            [sys.executable, "-c", NO_JIT_PLAYOUTS], env={**os.environ, **env},
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+
+    compiled = run({})
+    assert len(compiled.splitlines()) == 4
+    assert run({"NUMBA_DISABLE_JIT": "1"}) == compiled
