@@ -84,6 +84,20 @@ def test_stop_ends_a_search_early(spec):
         session.close()
 
 
+def test_a_stop_before_the_search_begins_still_plays_one_move():
+    """Stop pressed before the worker thread has taken the lock (a loaded machine): the agent
+    still plays one move, from a search ended at once, and the game between agents pauses."""
+    session = Session("t", "nogo(size=5)", ["mcts(sims=100000000)", "mcts(sims=200)"], seed=3)
+    with session.lock:  # the worker blocks on the lock until stop has been pressed
+        session.begin()
+        assert session.thinking
+        session.stop()
+    wait(session)
+    view = session.view()
+    assert len(view["moves"]) == 1 and view["paused"]
+    assert 0 < view["search"]["simulations"] < 100000000
+
+
 def test_cancel_abandons_a_search_without_playing():
     session = Session("t", "nogo(size=5)", ["mcts(sims=100000000,workers=2)", "human"], seed=1)
     session.begin()

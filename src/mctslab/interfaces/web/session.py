@@ -239,14 +239,24 @@ class Session:
         self._worker.start()
 
     def _run(self) -> None:
+        # the first search is the one _start checked for; a stop that arrives before it begins
+        # (it pauses a game between agents) still ends it with a move, as a later stop would
+        first = True
         try:
             while True:
                 with self.lock:
                     seat = self._seat_to_move()
-                    if self._cancel.is_set() or self.paused or seat is None or seat.agent is None:
+                    if (
+                        self._cancel.is_set()
+                        or (self.paused and not first)
+                        or seat is None
+                        or seat.agent is None
+                    ):
                         return
                     state = self.state.clone()
-                    self._stop.clear()
+                    if not first:
+                        self._stop.clear()
+                first = False
                 try:
                     action = self._think(seat, state)
                 except MctslabError as exc:
