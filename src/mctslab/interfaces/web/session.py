@@ -239,24 +239,13 @@ class Session:
         self._worker.start()
 
     def _run(self) -> None:
-        # the first search is the one _start checked for; a stop that arrives before it begins
-        # (it pauses a game between agents) still ends it with a move, as a later stop would
-        first = True
         try:
             while True:
                 with self.lock:
                     seat = self._seat_to_move()
-                    if (
-                        self._cancel.is_set()
-                        or (self.paused and not first)
-                        or seat is None
-                        or seat.agent is None
-                    ):
+                    if self._cancel.is_set() or seat is None or seat.agent is None:
                         return
                     state = self.state.clone()
-                    if not first:
-                        self._stop.clear()
-                first = False
                 try:
                     action = self._think(seat, state)
                 except MctslabError as exc:
@@ -268,6 +257,11 @@ class Session:
                     if action is None or self._cancel.is_set():
                         return
                     self._apply(action)
+                    # Stop ends the search it finds, even one not yet begun, with a move; in a
+                    # game between agents it also pauses them, from here
+                    if self.paused:
+                        return
+                    self._stop.clear()
         except Exception as exc:  # never let a worker die silently
             with self.lock:
                 self.message = f"internal error in the search: {type(exc).__name__}: {exc}"
