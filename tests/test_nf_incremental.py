@@ -135,8 +135,8 @@ for base, decisive in ((0, False), (0, True), (P.BASE_NF, False), (P.BASE_NF2, T
 
 
 def test_policy_playouts_play_the_same_moves_compiled_and_as_plain_python():
-    # The playouts' hot loops work on views without reference counts
-    # (nogo_kernels.borrow, a Numba intrinsic); as plain Python the view is the array itself.
+    # The playouts' hot loops work on views without reference counts (mctslab.kernels.views
+    # .borrow, a Numba intrinsic); as plain Python the view is the array itself.
     import os
     import subprocess
     import sys

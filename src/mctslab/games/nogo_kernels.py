@@ -42,8 +42,7 @@ The sums fit int32 up to 19x19: at most 4N pseudo-liberties of points below P <=
 """
 
 import numpy as np
-from numba import config, njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from mctslab.games.common_kernels import (  # noqa: F401  (contract kernels)
     apply_chance,
@@ -94,44 +93,14 @@ def make_consts(size: int) -> np.ndarray:
     return consts
 
 
-@intrinsic
-def borrow(typingctx, arr):
-    """A view of the array ``arr`` without a reference count (its meminfo null), for the hot
-    loops of the playouts. Numba updates an array's reference count atomically wherever an
-    inlined helper takes it and its body branches or loops, on every call, unless its pruning
-    pass removes the pair (it gives up on large functions, raising paths and calls); ``perf``
-    put 40-60% of the NoGo playouts' samples there and the playouts were 12-29% faster
-    without them. A null meminfo makes each update a test that LLVM folds away. The view does
-    not keep the memory alive: take it only of arrays that outlive its use (a function's
-    arguments, or a local array used again after the view's last use)."""
-    if not isinstance(arr, types.Array):
-        return None
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, args[0])
-        dst = context.make_array(sig.return_type)(context, builder)
-        context.populate_array(
-            dst, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
-            meminfo=None, parent=None,
-        )  # fmt: skip
-        return dst._getvalue()
-
-    return arr(arr), codegen
-
-
-if config.DISABLE_JIT:  # plain Python: an array is its own view
-
-    def borrow(arr):
-        return arr
-
-
 @njit(inline="always")
 def _offset(k, w):
     """The offset of the ``k``-th (0 to 3) neighbour of a padded point: -1, +1, -W, +W. Loops
     over the four neighbours run ``for k in range(4)`` with this, not over the tuple
     ``(-1, 1, -w, w)``: Numba indexes a tuple through a switch whose default raises IndexError,
     and a raising path keeps Numba's pruning pass from removing the atomic reference-count
-    updates of the arrays the surrounding (inlined) code uses (see :func:`borrow`)."""
+    updates of the arrays the surrounding (inlined) code uses (see
+    :func:`mctslab.kernels.views.borrow`)."""
     return (2 * (k & 1) - 1) * (np.int64(1) if k < 2 else np.int64(w))
 
 

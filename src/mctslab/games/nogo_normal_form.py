@@ -61,9 +61,9 @@ from mctslab.games.nogo_kernels import (
     _is_legal,
     _offset,
     _place,
-    borrow,
 )
 from mctslab.kernels.rng import below
+from mctslab.kernels.views import borrow
 
 #: |a - b| <= 9 (``a`` and ``b`` count points among ``m``, its four neighbours and the last
 #: liberties of the four groups around it), so a two-sided score lies in [-18, 18]: bucket

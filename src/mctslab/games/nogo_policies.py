@@ -49,7 +49,6 @@ from mctslab.games.nogo_kernels import (
     U,
     _is_legal,
     _place,
-    borrow,
     returns,
 )
 from mctslab.games.nogo_normal_form import (
@@ -63,6 +62,7 @@ from mctslab.games.nogo_normal_form import (
     short_libs,
 )
 from mctslab.kernels.rng import below
+from mctslab.kernels.views import borrow
 from mctslab.search.playouts.common import BASE_UNIFORM, PolicyStats, lgr_reply, pool_move
 
 # Base policies (the module doc): ids of ``PlayoutParams.base``.
@@ -317,8 +317,8 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     two_sided = base_policy == BASE_NF2
     scores_mem = nf_start(consts, state, two_sided, nf and state[S_WINNER] < 0)
     legal_mem = _legal_counts(consts, state, decisive and state[S_WINNER] < 0)
-    # the loop works on views without reference counts (nogo_kernels.borrow); the local
-    # arrays are used again after it, so they live until then
+    # the loop works on views without reference counts (mctslab.kernels.views.borrow); the
+    # local arrays are used again after it, so they live until then
     consts = borrow(consts)
     state = borrow(state)
     moves = borrow(moves)

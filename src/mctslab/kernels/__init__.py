@@ -1,2 +1,3 @@
-"""Game-independent compiled-code machinery: the random generator every kernel uses, the
-code generator that specialises templates per game, and the compiled-code cache."""
+"""Game-independent compiled-code machinery: the random generator every kernel uses, array
+views without reference counts for hot loops, the code generator that specialises templates per
+game, and the compiled-code cache."""
