@@ -221,3 +221,35 @@ def test_the_hex_articles_agents_are_built_on_its_rave_agent():
     assert sum("rave=article" in a for a in agents) == 4
     assert any("decisive=true" in a and "rave=article" in a for a in agents)
     assert any("lgrf=true" in a and "rave=article" in a for a in agents)
+
+
+def test_an_explanation_is_listed_apart_and_not_counted(tmp_path, monkeypatch):
+    """An experiment with ``explains`` (a tested explanation of another's *differs*) gets its
+    own summary table, and its verdicts stay out of the page's counts."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(TINY)
+    why = TINY.replace('title = "tiny"', 'title = "why"\nexplains = "tiny"')
+    (tmp_path / "experiments" / "why.toml").write_text(why)
+    assert ex.load("why").explains == "tiny" and ex.load("tiny").explains == ""
+    for name in ("tiny", "why"):
+        run = ["experiment", "run", name, "--scale", "decide", "--workers", "1"]
+        assert CliRunner().invoke(main, [*run, "--out", "results"]).exit_code == 0
+    text, counts = reproduction.page(
+        ["tiny", "why"], "decide", tmp_path / "results", tmp_path / "experiments" / "games", None
+    )
+    assert sum(counts.values()) == 2  # tiny's two played cells only, not why's
+    head, explained = text.split("Explanations tested")[0], text.split("Explanations tested")[1]
+    assert "| `tiny` |" in head and "`why`" not in head.split("## Summary")[1]
+    assert "| `why` (`tiny`) | why |" in explained
+
+
+@pytest.mark.parametrize("value", ["nowhere", "why"])
+def test_explains_must_name_another_experiment(tmp_path, monkeypatch, value):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(TINY)
+    why = TINY.replace('title = "tiny"', f'title = "why"\nexplains = "{value}"')
+    (tmp_path / "experiments" / "why.toml").write_text(why)
+    with pytest.raises(ex.ExperimentError, match="is not another experiment; known: .*tiny"):
+        ex.load("why")

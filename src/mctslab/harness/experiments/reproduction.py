@@ -199,6 +199,11 @@ def page(
         "| experiment | what | games | hours searched | agrees | same direction | differs | data |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
+    explanations = [
+        "| experiment (explains) | what | games | hours searched | agrees | same direction "
+        "| differs | data |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
     for name in names:
         exp = load(name, scale)
         store, where = _open(exp.name, results, exports)
@@ -233,12 +238,17 @@ def page(
                 elif cr.score is not None:
                     played += len(cr.score.games)
                     seconds += sum(g["seconds"] for g in cr.score.games)
-        for k in counts:
-            counts[k] += mine[k]
-        summary.append(
-            f"| `{exp.name}` | {exp.title} | {played}/{needed} | {seconds / 3600:.2f} "
+        named = f"`{exp.name}` (`{exp.explains}`)" if exp.explains else f"`{exp.name}`"
+        row = (
+            f"| {named} | {exp.title} | {played}/{needed} | {seconds / 3600:.2f} "
             f"| {mine[AGREES]} | {mine[SAME]} | {mine[DIFFERS]} | {where} |"
         )
+        if exp.explains:  # a tested explanation: its verdicts are not the source tables'
+            explanations.append(row)
+            continue
+        for k in counts:
+            counts[k] += mine[k]
+        summary.append(row)
     head = [
         "# Reproducing the sources' tables",
         "",
@@ -259,4 +269,13 @@ def page(
     if notes is not None and notes.is_file():
         head += [notes.read_text().strip(), ""]
     head += ["## Summary", "", *summary, ""]
+    if len(explanations) > 2:
+        head += [
+            "Explanations tested: each runs the agents of the experiment it explains with one "
+            "change, against the same source figures; *agrees* there means the change accounts "
+            "for the difference. Their verdicts are not counted above.",
+            "",
+            *explanations,
+            "",
+        ]
     return "\n".join(head + body), counts

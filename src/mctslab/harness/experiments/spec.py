@@ -9,6 +9,8 @@ single searches for ``kind = "memory"``) built from templates over the row and c
     value = "rate"                        # rate (± 2σ) | wins (of source_games) | ratio (w/(w+l))
     seed = 0                              # the run seed of every cell
     needs = "the RAVE preset"             # what must exist to run it (named when it does not)
+    explains = "nogo_rave"                # optional: this file tests an explanation of where
+                                          # that experiment differs from its source
     [scale.quick]                         # defaults of every table at this scale
     games = 20
     [scale.paper]
@@ -65,7 +67,8 @@ KINDS = ("match", "memory", "round_robin", "score")
 VALUES = ("rate", "wins", "ratio", "bytes", "score")
 #: the keys of an experiment file, of a ``[scale.*]`` section (and a table's per-scale
 #: overrides), and of a ``[[table]]`` by kind
-TOP_KEYS = ("title", "source", "kind", "value", "seed", "needs", "notes", "plots", "scale", "table")
+TOP_KEYS = ("title", "source", "kind", "value", "seed", "needs", "notes", "explains", "plots",
+            "scale", "table")  # fmt: skip
 SCALE_KEYS = ("games", "searches", "vars", "rows", "cols")
 _ROW_TABLE = ("title", "game", "row", "rows", "a", "vars", "source", *SCALES)
 TABLE_KEYS = {
@@ -129,6 +132,9 @@ class Experiment:
     value: str
     needs: str
     notes: str
+    #: the experiment whose differences from its source this one tests an explanation of
+    #: ("" for a source table); the page counts its verdicts apart
+    explains: str
     scale: str
     tables: list[Table]
     plots: list[str]
@@ -247,11 +253,22 @@ def load(name: str, scale: str = "quick") -> Experiment:
         value=value,
         needs=data.get("needs", ""),
         notes=data.get("notes", ""),
+        explains=_explains(path, data.get("explains", "")),
         scale=scale,
         tables=tables,
         plots=data.get("plots", []),
         seed=int(data.get("seed", 0)),
     )
+
+
+def _explains(path: Path, name: str) -> str:
+    """``explains`` must name another experiment file."""
+    if name and (name == path.stem or name not in list_names()):
+        known = ", ".join(n for n in list_names() if n != path.stem)
+        raise ExperimentError(
+            f"{path}: explains = {name!r} is not another experiment; known: {known}"
+        )
+    return name
 
 
 def _label(v) -> str:
