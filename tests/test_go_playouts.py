@@ -8,7 +8,11 @@ import mctslab
 from mctslab.agents import make_agent
 from mctslab.errors import SpecError
 from mctslab.games import go_kernels, go_patterns
-from mctslab.games.go_playouts import go_style_playout, nogo_go_style_playout
+from mctslab.games.go_playouts import (
+    go_style_playout,
+    nogo_go_style_playout,
+    nogo_go_unadapted_playout,
+)
 from mctslab.kernels.rng import seed_state
 
 
@@ -164,3 +168,66 @@ def test_enhancements_search_go(spec):
     state.apply_move("C3")
     result = make_agent(spec, game, seed=2).search(state)
     assert result.action in state.legal_actions() and result.simulations == 300
+
+
+def _unadapted(moves_played, seed, size=5):
+    game = mctslab.load_game(f"nogo(size={size})")
+    state = game.new_initial_state()
+    for m in moves_played:
+        state.apply_move(m)
+    moves, out = _buffers(game)
+    start = state.clone()
+    n, _ = nogo_go_unadapted_playout(
+        game.consts, state.array, seed_state(seed), moves, out, np.int64(state.history[-1])
+    )
+    return start, n, moves, out
+
+
+def test_the_unadapted_go_playout_captures_and_so_loses_nogo():
+    """White's last move C4 leaves it one liberty, C3 (legal in NoGo): Go's step 1 captures
+    there, which NoGo forbids, so Black loses at once on every seed; NoGo's own Go-style playout
+    never plays it.
+
+    . . B . .      row 5
+    . B W B .      row 4   (C4 White, its liberty C3)
+    . . . . .      row 3
+    """
+    played = ("B4", "E1", "D4", "E2", "C5", "C4")
+    for seed in range(10):
+        _, n, _, out = _unadapted(played, seed)
+        assert n == 0 and out[1] > out[0]  # White (player 1) wins: Black captured
+    game = mctslab.load_game("nogo(size=5)")
+    moves, out = _buffers(game)
+    for seed in range(10):
+        state = game.new_initial_state()
+        for m in played:
+            state.apply_move(m)
+        nogo_go_style_playout(
+            game.consts, state.array, seed_state(seed), moves, out, np.int64(state.history[-1])
+        )
+        assert state.action_to_string(int(moves[1]), 0) != "C3"
+
+
+@pytest.mark.parametrize("size", [5, 7])
+def test_unadapted_go_playouts_play_nogo_moves_until_one_loses(size):
+    """Every move recorded is legal in NoGo; the game ends with the player to move out of legal
+    moves, or with that player having drawn a move NoGo forbids (the naive playout's ending):
+    either way the returns say the player to move lost."""
+    game = mctslab.load_game(f"nogo(size={size})")
+    rnd = np.random.default_rng(size)
+    endings = set()
+    for seed in range(40):
+        state = game.new_initial_state()
+        for _ in range(int(rnd.integers(1, 6))):
+            state.apply_action(int(rnd.choice(state.legal_actions())))
+        played = [state.action_to_string(a, i % 2) for i, a in enumerate(state.history)]
+        start, n, moves, out = _unadapted(played, seed, size)
+        replay = start.clone()
+        for i in range(n):
+            assert replay.current_player() == moves[2 * i]
+            assert int(moves[2 * i + 1]) in replay.legal_actions()
+            replay.apply_action(int(moves[2 * i + 1]))
+        loser = (start.current_player() + n) % 2
+        assert out[loser] < out[1 - loser]
+        endings.add(replay.is_terminal())
+    assert False in endings  # Go's captures end them (on these boards every one, seen)

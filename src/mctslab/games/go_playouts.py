@@ -358,3 +358,137 @@ def nogo_go_style_playout(consts, state, rng, moves, out, last):
         state[nk.S_TO_MOVE] = 1 - c
     nk.returns(consts, state, out)
     return n, rng
+
+
+@njit(inline="always")
+def _around(j, w):
+    """The offset of the ``j``-th point of a 3x3 block around a padded point: 0 the point itself,
+    1 to 4 its neighbours (``nogo_kernels._offset``), 5 to 8 its diagonals."""
+    if j == 0:
+        return np.int64(0)
+    if j < 5:
+        return nk._offset(j - 1, w)
+    return (2 * (j & 1) - 1) + (w if j >= 7 else -w)
+
+
+@njit(inline="always")
+def _nogo_atari_liberty(state, q, pp):
+    """The single liberty of the group of the stone at ``q`` (NoGo's layout), or -1 when the
+    group has two liberties or more (the pseudo-liberty sums of ``nogo_kernels``)."""
+    g = state[U(nk.HEADER + nk.A_GRP * pp + q)]
+    ln = np.int64(state[U(nk.HEADER + nk.A_LN * pp + g)])
+    ls = np.int64(state[U(nk.HEADER + nk.A_LS * pp + g)])
+    if ln == 0 or ln * np.int64(state[U(nk.HEADER + nk.A_LQ * pp + g)]) != ls * ls:
+        return -1
+    return ls // ln
+
+
+@njit(inline="always")
+def _go_legal_non_eye(state, p, col, w, pp):
+    """Whether MoGo's random step may play ``p`` for colour ``col`` by Go's rules: an empty point
+    that is not the mover's own eye (every neighbour a stone of the mover or the border) and not
+    a suicide (it has an empty neighbour, an own neighbour group with another liberty, or an
+    opponent neighbour group in atari, which it captures)."""
+    if state[U(nk.HEADER + p)] != nk.EMPTY:
+        return False
+    eye = True
+    ok = False
+    for k in range(4):
+        q = p + nk._offset(k, w)
+        v = state[U(nk.HEADER + q)]
+        if v == nk.EMPTY:
+            eye = False
+            ok = True
+        elif v != nk.BORDER:
+            atari = _nogo_atari_liberty(state, q, pp) >= 0
+            if v != col:
+                eye = False
+                ok = ok or atari
+            else:
+                ok = ok or not atari
+    return ok and not eye
+
+
+@njit(cache=True)
+def nogo_go_unadapted_playout(consts, state, rng, moves, out, last):
+    """MoGo's Go playout moved to NoGo unchanged (``playout=go_unadapted``), NoGo's rules judging
+    its moves: the reading of the NoGo paper's "standard Go playouts" (§3.3) tested in
+    ``experiments/nogo_go_playouts_unadapted.toml``. Each move, for the mover, after the last
+    move at ``L`` (``last``, -1 if unknown), as :func:`go_style_playout`'s steps 1 to 3 by Go's
+    rules: (1) the single liberty of an opponent group in atari at ``L`` or among its 8
+    neighbours (a capture in Go), or of an own group in atari next to ``L`` when that point has
+    two empty neighbours (an escape); (2) an empty 3x3-pattern point around ``L`` that Go allows;
+    (3) a uniform point Go allows that is not the mover's own eye, else NoGo's uniform legal
+    draw. A move NoGo forbids (a capture) loses at once, as in the naive playout; a player with
+    no move loses. The contract of ``random_playout`` plus ``last``."""
+    w = np.int64(consts[nk.C_W])
+    pp = consts[nk.C_P]
+    nn = consts[nk.C_N]
+    c0 = nk.HEADER + nk.N_PADDED_ARRAYS * pp
+    cand = np.empty(MAX_CANDIDATES, dtype=np.int64)
+    pts = np.empty(nn, dtype=np.int64)
+    n = 0
+    while state[nk.S_WINNER] < 0:
+        c = state[nk.S_TO_MOVE]
+        col = c + 1
+        found = -1
+        if last >= 0:
+            lp = np.int64(consts[nk.C_TABLES + last])
+            k = 0
+            for j in range(9):
+                q = lp + _around(j, w)
+                v = state[U(nk.HEADER + q)]
+                if v == nk.EMPTY or v == nk.BORDER:
+                    continue
+                lib = _nogo_atari_liberty(state, q, pp)
+                if lib < 0:
+                    continue
+                if v != col:
+                    cand[k] = lib  # capture
+                    k += 1
+                elif j < 5:  # an own group at L or next to it
+                    free = 0
+                    for kk in range(4):
+                        free += state[U(nk.HEADER + lib + nk._offset(kk, w))] == nk.EMPTY
+                    if free >= 2:
+                        cand[k] = lib  # escape
+                        k += 1
+                if k == MAX_CANDIDATES:
+                    break
+            if k == 0:
+                for j in range(1, 9):
+                    q = lp + _around(j, w)
+                    if (
+                        state[U(nk.HEADER + q)] == nk.EMPTY
+                        and TABLE[_code(state, q, w, nk.HEADER)] != 0
+                        and _go_legal_non_eye(state, q, col, w, pp)
+                    ):
+                        cand[k] = q
+                        k += 1
+            if k > 0:
+                rng, i = below(rng, k)
+                found = cand[i]
+        if found < 0:
+            m = 0
+            for a in range(nn):
+                p = np.int64(consts[nk.C_TABLES + a])
+                if _go_legal_non_eye(state, p, col, w, pp):
+                    pts[m] = p
+                    m += 1
+            if m > 0:
+                rng, i = below(rng, m)
+                found = pts[i]
+        if found < 0:
+            found, rng = _nogo_draw_legal(state, rng, c, w, pp, c0 + c * nn)
+        if found < 0 or not nk._is_legal(state, found, col, w, pp):
+            state[nk.S_WINNER] = 1 - c
+            break
+        nk._place(state, found, col, w, pp)
+        last = consts[nk.C_TABLES + nn + found]
+        moves[2 * n] = c
+        moves[2 * n + 1] = last
+        n += 1
+        state[nk.S_NMOVES] += 1
+        state[nk.S_TO_MOVE] = 1 - c
+    nk.returns(consts, state, out)
+    return n, rng

@@ -15,6 +15,9 @@
   extra legality test per candidate drawn (:func:`_draw_contested`).
 * ``go`` — the Go-style (MoGo) playout adapted to NoGo, :func:`go_playouts.nogo_go_style_playout`
   (the paper's "Go playouts" of section 3.3); it takes no other modifier.
+* ``go_unadapted`` — MoGo's playout by Go's rules, :func:`go_playouts.nogo_go_unadapted_playout`:
+  it captures, and a capture loses NoGo at once (the other reading of section 3.3's "Go
+  playouts"); no other modifier either.
 * ``decisive`` — play a move after which the opponent has no legal move (the opponent's
   candidates are tested as they would be after the move, until a legal one shows, usually at
   once). Looked for only while the opponent has few enough legal moves to lose them all to one
@@ -29,7 +32,11 @@
 import numpy as np
 from numba import njit
 
-from mctslab.games.go_playouts import _nogo_draw_legal, nogo_go_style_playout
+from mctslab.games.go_playouts import (
+    _nogo_draw_legal,
+    nogo_go_style_playout,
+    nogo_go_unadapted_playout,
+)
 from mctslab.games.nogo_kernels import (
     A_GRP,
     BLACK,
@@ -71,6 +78,7 @@ BASE_NF = 2
 BASE_NF2 = 3
 BASE_GO = 4
 BASE_CONTESTED = 5
+BASE_GO_UNADAPTED = 6
 #: the base policies this module implements, name -> id
 BASES = {
     "uniform": BASE_UNIFORM,
@@ -79,6 +87,7 @@ BASES = {
     "nf2": BASE_NF2,
     "go": BASE_GO,
     "contested": BASE_CONTESTED,
+    "go_unadapted": BASE_GO_UNADAPTED,
 }
 
 
@@ -302,10 +311,12 @@ def decisive_point(consts, state, c):
 def policy_playout(consts, state, rng, moves, out, last, params, stats):
     """Play to the end with the configured policy (see the module doc); ``random_playout``'s
     contract plus ``last`` and the policy records (:mod:`mctslab.search.playouts.common`)."""
-    if params.base == BASE_GO:
+    if params.base == BASE_GO or params.base == BASE_GO_UNADAPTED:
         if params.decisive or params.lgrf or params.pool_k:
-            raise ValueError("playout=go takes no decisive, lgrf or pool modifier")
-        return nogo_go_style_playout(consts, state, rng, moves, out, last)
+            raise ValueError("playout=go and go_unadapted take no decisive, lgrf or pool modifier")
+        if params.base == BASE_GO:
+            return nogo_go_style_playout(consts, state, rng, moves, out, last)
+        return nogo_go_unadapted_playout(consts, state, rng, moves, out, last)
     w = consts[C_W]
     pp = consts[C_P]
     nn = consts[C_N]

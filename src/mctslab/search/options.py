@@ -234,10 +234,11 @@ OPTIONS: tuple[Option, ...] = (
            "Framework for Board Games and Go Engine Based on Monte Carlo Tree Search*, prior "
            "knowledge"),
     Option("playout", str, "uniform",
-           "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `contested`, `go`; Nim "
-           "`strategic`; Go `go`, `go_sa` (with self-atari avoidance); Hex `bridge`",
+           "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `contested`, `go`, "
+           "`go_unadapted` (Go's playout by Go's rules, its captures losing); Nim `strategic`; "
+           "Go `go`, `go_sa` (with self-atari avoidance); Hex `bridge`",
            choices=("uniform", "naive", "nf", "nf2", "contested", "bridge", "strategic", "go",
-                    "go_sa"),
+                    "go_sa", "go_unadapted"),
            attr="playout",
            canonical="changed",
            source=f"naive: {_NOGO}, §3.3; nf and nf2: §3.5 (the normal form a − b); contested: "
