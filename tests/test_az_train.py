@@ -16,7 +16,14 @@ from mctslab.agents import make_agent
 
 torch = pytest.importorskip("torch")
 
-from mctslab.harness.az_train import CARD, CHECKPOINT, MODEL, TrainConfig, Trainer  # noqa: E402
+from mctslab.harness.az_train import (  # noqa: E402
+    CARD,
+    CHECKPOINT,
+    MODEL,
+    TrainConfig,
+    Trainer,
+    unpack_buffer,
+)
 from mctslab.search import az_net  # noqa: E402
 
 TINY = dict(blocks=1, channels=8, hidden=16, sims=8, games=4, batch=16, steps=3, seed=3)
@@ -84,6 +91,19 @@ def test_a_resumed_run_is_the_run_that_did_not_stop(tmp_path):
                          strict=True):  # fmt: skip
         assert torch.equal(a, b), k
     assert np.array_equal(straight.buffer.data["pi"], resumed.buffer.data["pi"])
+
+
+def test_the_checkpoint_keeps_the_buffer_compressed_and_exact(tmp_path):
+    t = Trainer(TrainConfig(game="connect_four(rows=4,cols=5,connect=3)", **TINY), tmp_path)
+    t.iterate()
+    data = t.buffer.filled()
+    raw = sum(v.nbytes for v in data.values())
+    blob = torch.load(tmp_path / CHECKPOINT, weights_only=False)["buffer"]
+    assert isinstance(blob, bytes) and len(blob) < raw / 3
+    back = unpack_buffer(blob)
+    assert back.keys() == data.keys()
+    for k, v in data.items():
+        assert back[k].dtype == v.dtype and np.array_equal(back[k], v), k
 
 
 def test_the_same_seed_gives_the_same_network(tmp_path):

@@ -26,12 +26,16 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    renamed into place (so is ``model.json``, the model card: game, network shape, training time
    and counts, configuration), so a run killed at any moment (``kill -9``) resumes from the last
    finished iteration, exactly as if it had not stopped. A seeded run is reproducible on one
-   machine (the same thread count; ``torch.use_deterministic_algorithms``).
+   machine (the same thread count; ``torch.use_deterministic_algorithms``). The buffer is kept
+   in the checkpoint losslessly compressed (:func:`pack_buffer`: NumPy's zip deflate, the
+   observation planes and masks of 0s and 1s a few per cent of their size), so that a run's
+   folder is small enough to commit and a run goes on in another session or on another machine.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import time
@@ -222,6 +226,19 @@ class Buffer:
         return out
 
 
+def pack_buffer(data: dict[str, np.ndarray]) -> bytes:
+    """The buffer's arrays as one compressed ``.npz`` (lossless: :func:`unpack_buffer` gives
+    them back bit for bit)."""
+    out = io.BytesIO()
+    np.savez_compressed(out, **data)
+    return out.getvalue()
+
+
+def unpack_buffer(blob: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(blob), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
 def learn_step(net, opt, batch: dict[str, np.ndarray]) -> tuple[float, float]:
     """One Adam step on a minibatch; returns the policy and value losses."""
     dev = az_net.device()
@@ -286,7 +303,9 @@ class Trainer:
         if ck is not None:
             self.net.load_state_dict(ck["net"])
             self.opt.load_state_dict(ck["optimizer"])
-            self.buffer = Buffer(self.cfg.buffer, ck["buffer"], ck["buffer_at"])
+            data = ck["buffer"]  # a dict of arrays in checkpoints written before pack_buffer
+            data = unpack_buffer(data) if isinstance(data, bytes) else data
+            self.buffer = Buffer(self.cfg.buffer, data, ck["buffer_at"])
             self.rng.bit_generator.state = ck["rng"]
             torch.set_rng_state(ck["torch_rng"])
             self.iteration, self.games, self.steps = ck["iteration"], ck["games"], ck["steps"]
@@ -353,7 +372,7 @@ class Trainer:
             "config": dataclasses.asdict(self.cfg),
             "net": self.net.state_dict(),
             "optimizer": self.opt.state_dict(),
-            "buffer": self.buffer.filled(),
+            "buffer": pack_buffer(self.buffer.filled()),
             "buffer_at": self.buffer.at,
             "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(),
