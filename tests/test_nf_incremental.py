@@ -1,6 +1,7 @@
-"""The normal-form scores kept up to date through a playout (``games/nogo_normal_form.py``)
-against the from-scratch ``nf_scores`` at every position of random games, and the ``nf``
-playout's first move against the from-scratch argmax."""
+"""The normal-form scores, legality and safe flags kept up to date through a playout
+(``games/nogo_normal_form.py``) against the from-scratch ``nf_scores`` and ``legal_safe`` at
+every position of random games, and the ``nf`` playout's first move against the from-scratch
+argmax."""
 
 import numpy as np
 import pytest
@@ -60,7 +61,8 @@ def test_kept_scores_equal_the_from_scratch_scores_after_every_move(size, two_si
             state.apply_action(a)
         rest = np.array(actions[start:], dtype=np.int64)
         out = np.zeros((len(rest) + 1, 2, n), dtype=np.int64)
-        nogo_normal_form.tracked_nf_scores(game.consts, state.array.copy(), rest, two_sided, out)
+        args = (game.consts, state.array.copy(), rest, two_sided, out)
+        assert nogo_normal_form.tracked_nf_scores(*args) == 0  # kept legality and safe flags
         for i in range(len(rest) + 1):
             for player in range(2):
                 kept = {a: int(v) for a, v in enumerate(out[i, player]) if v != -99}

@@ -18,10 +18,11 @@ groups next to ``m`` get their liberty sums after the move computed from the ker
 nothing is copied or played.
 
 **Kept up to date** (:func:`nf_start`, :func:`nf_place`, :func:`nf_pick`; the ``nf`` and ``nf2``
-playouts). Each empty point keeps its legality for both colours, both ``f`` and its number of
-empty neighbours; each colour keeps its legal points in buckets by score, so a move is a uniform
-draw from the top bucket. After a stone at ``p`` only the points whose score may have changed are
-scored again (:func:`nf_place`):
+playouts). Each empty point keeps its legality for both colours, whether a group of each colour
+outside atari touches it (*safe*; both change only where legality is tested again, below), both
+``f`` and its number of empty neighbours; each colour keeps its legal points in buckets by score,
+so a move is a uniform draw from the top bucket. After a stone at ``p`` only the points whose score
+may have changed are scored again (:func:`nf_place`):
 
 * ``p`` and its empty neighbours (their neighbourhood changed);
 * where legality changed or a point has at most one empty neighbour left (a point's legality
@@ -35,9 +36,10 @@ scored again (:func:`nf_place`):
 
 A score is computed in O(1) when the move puts no group in atari (the usual case):
 ``f_c(m) = [m legal for o] - 1 + #{x}`` over the empty neighbours ``x`` of ``m`` whose only empty
-neighbour is ``m``, that ``o`` may play now and that touch no group of ``o`` outside atari (``o``
-at ``x`` would be suicide after ``m``); otherwise by :func:`_f`. ``tests/test_nf_incremental.py``
-checks every kept score against :func:`nf_scores` after every move of many random games.
+neighbour is ``m``, that ``o`` may play now and where ``o`` is not safe (``o`` at ``x`` would be
+suicide after ``m``), read from the kept flags; otherwise by :func:`_f`.
+``tests/test_nf_incremental.py`` checks every kept score against :func:`nf_scores`, and the kept
+legality and safe flags against :func:`legal_safe`, after every move of many random games.
 """
 
 import numpy as np
@@ -291,7 +293,8 @@ T_POS = 7  # [2P] the point's index in that bucket
 T_MARK = 9  # [P] the stamp of the points to score again
 T_DIRTY = 10  # [P] those points
 T_WALKED = 11  # [P] at a group's representative: the mark stamp when its liberties were marked
-T_TAIL = 12
+T_SAFE = 12  # [2P] 1 where a group of the colour outside atari is next to the empty point
+T_TAIL = 14
 #: then, from ``T_TAIL * P``: the groups around a point ``[0:4]``, their colours ``[4:8]``,
 #: adjacencies ``[8:12]``, whether a stone at the point leaves them one liberty ``[12:16]``, the
 #: points whose legality a move there may change ``[16:25]``; the mark stamp and the number of
@@ -409,11 +412,12 @@ def _around(state, t, x, w, pp):
 
 
 @njit(inline="always")
-def legal_both(state, z, w, pp):
+def legal_safe(state, z, w, pp):
     """The kernels' ``_is_legal`` at the empty point ``z`` for Black and for White, reading its
     neighbours once: a colour may play there unless it would capture (an adjacent group of the
     other colour in atari), and if it has an empty neighbour or a group of its own outside
-    atari next to it. Returns ``(Black, White)`` as 0 or 1."""
+    atari next to it. Returns ``(Black legal, White legal, Black safe, White safe)`` as 0 or 1,
+    *safe* meaning a group of that colour outside atari next to ``z``."""
     g0 = HEADER + A_GRP * pp
     ln0 = HEADER + A_LN * pp
     ls0 = HEADER + A_LS * pp
@@ -439,7 +443,30 @@ def legal_both(state, z, w, pp):
             else:
                 cap_b = cap_b or atari
                 ok_w = ok_w or not atari
-    return np.int64((e or ok_b) and not cap_b), np.int64((e or ok_w) and not cap_w)
+    lb = np.int64((e or ok_b) and not cap_b)
+    lw = np.int64((e or ok_w) and not cap_w)
+    return lb, lw, np.int64(ok_b), np.int64(ok_w)
+
+
+@njit(inline="always")
+def legal_both(state, z, w, pp):
+    """:func:`legal_safe`'s legality alone: ``(Black, White)`` as 0 or 1."""
+    lb, lw, _, _ = legal_safe(state, z, w, pp)
+    return lb, lw
+
+
+@njit(inline="always")
+def _keep_legal(state, t, z, w, pp):
+    """Keep the legality and safe flags of the empty point ``z`` (:func:`legal_safe`); returns
+    whether its legality changed."""
+    lb, lw, sb, sw = legal_safe(state, z, w, pp)
+    lg = T_LEGAL * pp + z
+    changed = lb != t[U(lg)] or lw != t[U(lg + pp)]
+    t[U(lg)] = lb
+    t[U(lg + pp)] = lw
+    t[U(T_SAFE * pp + z)] = sb
+    t[U(T_SAFE * pp + pp + z)] = sw
+    return changed
 
 
 @njit(inline="always")
@@ -448,11 +475,7 @@ def _seed(state, t, z, w, pp):
     around it where its legality changed or it has at most one empty neighbour left (module
     doc)."""
     _mark(t, z, pp)
-    lb, lw = legal_both(state, z, w, pp)
-    lg = T_LEGAL * pp + z
-    if t[U(T_EMPTIES * pp + z)] <= 1 or lb != t[U(lg)] or lw != t[U(lg + pp)]:
-        t[U(lg)] = lb
-        t[U(lg + pp)] = lw
+    if _keep_legal(state, t, z, w, pp) or t[U(T_EMPTIES * pp + z)] <= 1:
         _around(state, t, z, w, pp)
 
 
@@ -632,22 +655,8 @@ def _score_point(state, t, m, w, pp):
             d = _offset(kd, w)
             x = m + d
             if state[U(HEADER + x)] == EMPTY and t[U(T_EMPTIES * pp + x)] == 1:
-                safe_b = False
-                safe_w = False
-                for ke in range(4):
-                    e = _offset(ke, w)
-                    r = x + e
-                    v = state[U(HEADER + r)]
-                    if v == 1 or v == 2:
-                        g = state[U(g0 + r)]
-                        gs = np.int64(state[U(ls0 + g)])
-                        out = np.int64(state[U(ln0 + g)]) * np.int64(state[U(lq0 + g)]) != gs * gs
-                        if v == 1:
-                            safe_b = safe_b or out
-                        else:
-                            safe_w = safe_w or out
-                xb += t[U(lg + pp + d)] != 0 and not safe_w
-                xw += t[U(lg + d)] != 0 and not safe_b
+                xb += t[U(lg + pp + d)] != 0 and t[U(T_SAFE * pp + pp + x)] == 0
+                xw += t[U(lg + d)] != 0 and t[U(T_SAFE * pp + x)] == 0
         if fast_b:
             t[U(T_F * pp + m)] = lw - 1 + xb
         if fast_w:
@@ -719,9 +728,7 @@ def nf_start(consts, state, two_sided, on):
                 d = _offset(kd, w)
                 e += state[U(HEADER + m + d)] == EMPTY
             t[U(T_EMPTIES * pp + m)] = e
-            lb, lw = legal_both(state, m, w, pp)
-            t[U(T_LEGAL * pp + m)] = lb
-            t[U(T_LEGAL * pp + pp + m)] = lw
+            _keep_legal(state, t, m, w, pp)
     for a in range(nn):
         m = consts[C_TABLES + a]
         if state[U(HEADER + m)] == EMPTY:
@@ -799,16 +806,26 @@ def nf_place(consts, state, t, p, col, two_sided):
 def tracked_nf_scores(consts, state, actions, two_sided, out):
     """For tests: play ``actions`` from ``state`` through :func:`nf_place`, writing before each
     move (and after the last) the kept score of every action for Black, then White, at
-    ``out[i, c, action]`` (``-99`` where the colour may not play)."""
+    ``out[i, c, action]`` (``-99`` where the colour may not play). Returns the number of times
+    an empty point's kept legality or safe flags differed from :func:`legal_safe`'s."""
     nn = consts[C_N]
     pp = consts[C_P]
+    w = np.int64(consts[C_W])
     t = nf_start(consts, state, two_sided, True)
+    wrong = 0
     for i in range(len(actions) + 1):
-        for c in range(2):
-            for a in range(nn):
-                b = t[T_SLOT * pp + c * pp + consts[C_TABLES + a]]
+        for a in range(nn):
+            m = consts[C_TABLES + a]
+            for c in range(2):
+                b = t[T_SLOT * pp + c * pp + m]
                 out[i, c, a] = b - OFFSET if b >= 0 else -99
+            if state[HEADER + m] == EMPTY:
+                lb, lw, sb, sw = legal_safe(state, m, w, pp)
+                kept = (t[T_LEGAL * pp + m], t[T_LEGAL * pp + pp + m])
+                safe = (t[T_SAFE * pp + m], t[T_SAFE * pp + pp + m])
+                wrong += kept != (lb, lw) or safe != (sb, sw)
         if i < len(actions):
             mover = state[S_TO_MOVE]
             nf_place(consts, state, t, consts[C_TABLES + actions[i]], mover + 1, two_sided)
             state[S_TO_MOVE] = 1 - mover
+    return wrong
