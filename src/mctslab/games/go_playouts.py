@@ -314,61 +314,16 @@ def _nogo_draw_legal(state, rng, c, w, pp, base):
     return found, rng
 
 
-@njit(cache=True)
-def nogo_go_style_playout(consts, state, rng, moves, out, last):
-    """NoGo with Go-style moves (module doc): a legal 3x3-pattern point around the last move
-    (``last``: the action played just before the playout, -1 if unknown), else NoGo's uniform
-    legal draw; the contract of ``random_playout`` plus ``last``."""
-    w = np.int64(consts[nk.C_W])
-    pp = consts[nk.C_P]
-    nn = consts[nk.C_N]
-    c0 = nk.HEADER + nk.N_PADDED_ARRAYS * pp
-    cand = np.empty(8, dtype=np.int64)
-    n = 0
-    while state[nk.S_WINNER] < 0:
-        c = state[nk.S_TO_MOVE]
-        col = c + 1
-        found = -1
-        if last >= 0:
-            lp = consts[nk.C_TABLES + last]
-            k = 0
-            for d in (-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
-                q = lp + d
-                if (
-                    state[U(nk.HEADER + q)] == nk.EMPTY
-                    and TABLE[_code(state, q, w, nk.HEADER)] != 0
-                    and nk._is_legal(state, q, col, w, pp)
-                ):
-                    cand[k] = q
-                    k += 1
-            if k > 0:
-                rng, i = below(rng, k)
-                found = cand[i]
-        if found < 0:
-            found, rng = _nogo_draw_legal(state, rng, c, w, pp, c0 + c * nn)
-        if found < 0:
-            state[nk.S_WINNER] = 1 - c
-            break
-        nk._place(state, found, col, w, pp)
-        last = consts[nk.C_TABLES + nn + found]
-        moves[2 * n] = c
-        moves[2 * n + 1] = last
-        n += 1
-        state[nk.S_NMOVES] += 1
-        state[nk.S_TO_MOVE] = 1 - c
-    nk.returns(consts, state, out)
-    return n, rng
-
-
 @njit(inline="always")
 def _around(j, w):
     """The offset of the ``j``-th point of a 3x3 block around a padded point: 0 the point itself,
-    1 to 4 its neighbours (``nogo_kernels._offset``), 5 to 8 its diagonals."""
+    1 to 4 its neighbours (``nogo_kernels._offset``), 5 to 8 its diagonals (``-W - 1``,
+    ``-W + 1``, ``W - 1``, ``W + 1``)."""
     if j == 0:
         return np.int64(0)
     if j < 5:
         return nk._offset(j - 1, w)
-    return (2 * (j & 1) - 1) + (w if j >= 7 else -w)
+    return (2 * ((j + 1) & 1) - 1) + (w if j >= 7 else -w)
 
 
 @njit(inline="always")
@@ -409,18 +364,77 @@ def _go_legal_non_eye(state, p, col, w, pp):
     return ok and not eye
 
 
-@njit(cache=True)
-def nogo_go_unadapted_playout(consts, state, rng, moves, out, last):
-    """MoGo's Go playout moved to NoGo unchanged (``playout=go_unadapted``), NoGo's rules judging
-    its moves: the reading of the NoGo paper's "standard Go playouts" (§3.3) tested in
-    ``experiments/nogo_go_playouts_unadapted.toml``. Each move, for the mover, after the last
-    move at ``L`` (``last``, -1 if unknown), as :func:`go_style_playout`'s steps 1 to 3 by Go's
-    rules: (1) the single liberty of an opponent group in atari at ``L`` or among its 8
-    neighbours (a capture in Go), or of an own group in atari next to ``L`` when that point has
-    two empty neighbours (an escape); (2) an empty 3x3-pattern point around ``L`` that Go allows;
-    (3) a uniform point Go allows that is not the mover's own eye, else NoGo's uniform legal
-    draw. A move NoGo forbids (a capture) loses at once, as in the naive playout; a player with
-    no move loses. The contract of ``random_playout`` plus ``last``."""
+@njit(inline="always")
+def _nogo_pattern_points(state, lp, col, w, pp, cand, k, go_rules):
+    """Append to ``cand`` (from index ``k``) the empty 8 neighbours of padded point ``lp`` that
+    match a 3x3 pattern and that colour ``col`` may play: by NoGo's rules, or with ``go_rules``
+    by Go's (:func:`_go_legal_non_eye`); returns the new count."""
+    for j in range(1, 9):
+        q = lp + _around(j, w)
+        if (
+            state[U(nk.HEADER + q)] == nk.EMPTY
+            and TABLE[_code(state, q, w, nk.HEADER)] != 0
+            and (
+                _go_legal_non_eye(state, q, col, w, pp)
+                if go_rules
+                else nk._is_legal(state, q, col, w, pp)
+            )
+        ):
+            cand[k] = q
+            k += 1
+    return k
+
+
+@njit(inline="always")
+def _capture_or_escape(state, lp, col, w, pp, cand):
+    """MoGo's step 1 by Go's rules, into ``cand``: the single liberty of every opponent group in
+    atari at padded point ``lp`` or among its 8 neighbours (a capture), and of every own group in
+    atari next to ``lp`` when that point has two empty neighbours (an escape); returns the
+    count."""
+    k = 0
+    for j in range(9):
+        q = lp + _around(j, w)
+        v = state[U(nk.HEADER + q)]
+        if v == nk.EMPTY or v == nk.BORDER:
+            continue
+        lib = _nogo_atari_liberty(state, q, pp)
+        if lib < 0:
+            continue
+        if v != col:
+            cand[k] = lib  # capture
+            k += 1
+        elif j < 5:  # an own group next to the last move
+            free = 0
+            for kk in range(4):
+                free += state[U(nk.HEADER + lib + nk._offset(kk, w))] == nk.EMPTY
+            if free >= 2:
+                cand[k] = lib  # escape
+                k += 1
+        if k == MAX_CANDIDATES:
+            break
+    return k
+
+
+@njit(inline="always")
+def _go_random_point(consts, state, rng, col, w, pp, pts):
+    """MoGo's random step by Go's rules: a uniform point :func:`_go_legal_non_eye` allows, -1
+    when there is none. Returns ``(point, rng)``."""
+    m = 0
+    for a in range(consts[nk.C_N]):
+        p = np.int64(consts[nk.C_TABLES + a])
+        if _go_legal_non_eye(state, p, col, w, pp):
+            pts[m] = p
+            m += 1
+    if m == 0:
+        return -1, rng
+    rng, i = below(rng, m)
+    return pts[i], rng
+
+
+@njit(inline="always")
+def _nogo_go_playout(consts, state, rng, moves, out, last, go_rules):
+    """The two NoGo playouts with Go's moves (:func:`nogo_go_style_playout`, and with
+    ``go_rules`` :func:`nogo_go_unadapted_playout`)."""
     w = np.int64(consts[nk.C_W])
     pp = consts[nk.C_P]
     nn = consts[nk.C_N]
@@ -434,53 +448,17 @@ def nogo_go_unadapted_playout(consts, state, rng, moves, out, last):
         found = -1
         if last >= 0:
             lp = np.int64(consts[nk.C_TABLES + last])
-            k = 0
-            for j in range(9):
-                q = lp + _around(j, w)
-                v = state[U(nk.HEADER + q)]
-                if v == nk.EMPTY or v == nk.BORDER:
-                    continue
-                lib = _nogo_atari_liberty(state, q, pp)
-                if lib < 0:
-                    continue
-                if v != col:
-                    cand[k] = lib  # capture
-                    k += 1
-                elif j < 5:  # an own group at L or next to it
-                    free = 0
-                    for kk in range(4):
-                        free += state[U(nk.HEADER + lib + nk._offset(kk, w))] == nk.EMPTY
-                    if free >= 2:
-                        cand[k] = lib  # escape
-                        k += 1
-                if k == MAX_CANDIDATES:
-                    break
+            k = _capture_or_escape(state, lp, col, w, pp, cand) if go_rules else 0
             if k == 0:
-                for j in range(1, 9):
-                    q = lp + _around(j, w)
-                    if (
-                        state[U(nk.HEADER + q)] == nk.EMPTY
-                        and TABLE[_code(state, q, w, nk.HEADER)] != 0
-                        and _go_legal_non_eye(state, q, col, w, pp)
-                    ):
-                        cand[k] = q
-                        k += 1
+                k = _nogo_pattern_points(state, lp, col, w, pp, cand, 0, go_rules)
             if k > 0:
                 rng, i = below(rng, k)
                 found = cand[i]
-        if found < 0:
-            m = 0
-            for a in range(nn):
-                p = np.int64(consts[nk.C_TABLES + a])
-                if _go_legal_non_eye(state, p, col, w, pp):
-                    pts[m] = p
-                    m += 1
-            if m > 0:
-                rng, i = below(rng, m)
-                found = pts[i]
+        if found < 0 and go_rules:
+            found, rng = _go_random_point(consts, state, rng, col, w, pp, pts)
         if found < 0:
             found, rng = _nogo_draw_legal(state, rng, c, w, pp, c0 + c * nn)
-        if found < 0 or not nk._is_legal(state, found, col, w, pp):
+        if found < 0 or (go_rules and not nk._is_legal(state, found, col, w, pp)):
             state[nk.S_WINNER] = 1 - c
             break
         nk._place(state, found, col, w, pp)
@@ -492,3 +470,25 @@ def nogo_go_unadapted_playout(consts, state, rng, moves, out, last):
         state[nk.S_TO_MOVE] = 1 - c
     nk.returns(consts, state, out)
     return n, rng
+
+
+@njit(cache=True)
+def nogo_go_style_playout(consts, state, rng, moves, out, last):
+    """NoGo with Go-style moves (module doc): a legal 3x3-pattern point around the last move
+    (``last``: the action played just before the playout, -1 if unknown), else NoGo's uniform
+    legal draw; the contract of ``random_playout`` plus ``last``."""
+    return _nogo_go_playout(consts, state, rng, moves, out, last, False)
+
+
+@njit(cache=True)
+def nogo_go_unadapted_playout(consts, state, rng, moves, out, last):
+    """MoGo's Go playout moved to NoGo unchanged (``playout=go_unadapted``), NoGo's rules judging
+    its moves: the reading of the NoGo paper's "standard Go playouts" (§3.3) tested in
+    ``experiments/nogo_go_playouts_unadapted.toml``. Each move, for the mover, after the last
+    move at ``L`` (``last``, -1 if unknown), as :func:`go_style_playout`'s steps 1 to 3 by Go's
+    rules: (1) a capture or an escape near ``L`` (:func:`_capture_or_escape`); (2) an empty
+    3x3-pattern point around ``L`` that Go allows; (3) a uniform point Go allows that is not the
+    mover's own eye, else NoGo's uniform legal draw. A move NoGo forbids (a capture) loses at
+    once, as in the naive playout; a player with no move loses. The contract of
+    ``random_playout`` plus ``last``."""
+    return _nogo_go_playout(consts, state, rng, moves, out, last, True)
