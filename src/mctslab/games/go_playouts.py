@@ -64,6 +64,7 @@ from mctslab.games.go_kernels import (
     returns,
 )
 from mctslab.games.go_patterns import TABLE
+from mctslab.games.nogo_normal_form import last_liberty
 from mctslab.kernels.rng import below
 
 #: candidates of one priority class at most: 9 capture + 4 escape points
@@ -327,15 +328,9 @@ def _around(j, w):
 
 
 @njit(inline="always")
-def _nogo_atari_liberty(state, q, pp):
-    """The single liberty of the group of the stone at ``q`` (NoGo's layout), or -1 when the
-    group has two liberties or more (the pseudo-liberty sums of ``nogo_kernels``)."""
-    g = state[U(nk.HEADER + nk.A_GRP * pp + q)]
-    ln = np.int64(state[U(nk.HEADER + nk.A_LN * pp + g)])
-    ls = np.int64(state[U(nk.HEADER + nk.A_LS * pp + g)])
-    if ln == 0 or ln * np.int64(state[U(nk.HEADER + nk.A_LQ * pp + g)]) != ls * ls:
-        return -1
-    return ls // ln
+def _stone_last_liberty(state, q, pp):
+    """:func:`nogo_normal_form.last_liberty` of the group of the stone at ``q``."""
+    return last_liberty(state, state[U(nk.HEADER + nk.A_GRP * pp + q)], pp)
 
 
 @njit(inline="always")
@@ -355,7 +350,7 @@ def _go_legal_non_eye(state, p, col, w, pp):
             eye = False
             ok = True
         elif v != nk.BORDER:
-            atari = _nogo_atari_liberty(state, q, pp) >= 0
+            atari = _stone_last_liberty(state, q, pp) >= 0
             if v != col:
                 eye = False
                 ok = ok or atari
@@ -397,7 +392,7 @@ def _capture_or_escape(state, lp, col, w, pp, cand):
         v = state[U(nk.HEADER + q)]
         if v == nk.EMPTY or v == nk.BORDER:
             continue
-        lib = _nogo_atari_liberty(state, q, pp)
+        lib = _stone_last_liberty(state, q, pp)
         if lib < 0:
             continue
         if v != col:
