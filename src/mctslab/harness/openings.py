@@ -14,14 +14,15 @@ position, A and B on opposite sides): :func:`opening_for`.
 
 Built-in sets (:data:`BUILTIN`, files in ``opening_sets/``) are addressed by name:
 
-- ``hex8-balanced`` and ``hex11-balanced`` (no swap): chosen, not solved (the project's
+- ``hex7-balanced``, ``hex8-balanced`` and ``hex11-balanced`` (no swap): chosen, not solved (the project's
   exhaustive solver, :mod:`mctslab.search.solve_template`, solves every 4x4 first move at
   once but gave none for 5x5's in a run of about an hour, let alone these sizes). The edge
   cells, which Hex lore holds to be weak-but-not-hopeless first moves (the moves players open
   with under the swap rule), one per half-turn pair, without the acute corners ``a1`` and its
   image, which lose for the first player on every board from 2x2 up (:mod:`mctslab.games.hex`).
-- ``nogo9-first-moves`` (``nogo(size=9)``): every first move up to the board's eight symmetries
-  (the 15 points of one eighth of the board), a generic set for variety, not for balance.
+- ``nogo7-first-moves`` and ``nogo9-first-moves`` (``nogo(size=7)``, ``nogo(size=9)``): every
+  first move up to the board's eight symmetries (the 10 and 15 points of one eighth of the
+  board), a generic set for variety, not for balance.
 - ``connect4-three-moves`` (``connect_four``): every three-move opening up to the mirror image
   (172), in a fixed shuffled order so that a match's first openings vary; it gives matches
   between deterministic agents (``az`` at fixed simulations) distinct games, not balance.
@@ -39,8 +40,10 @@ from mctslab.games.base import Game
 
 #: built-in opening sets: name -> (the game spec they are for, what they are)
 BUILTIN: dict[str, tuple[str, str]] = {
+    "hex7-balanced": ("hex(size=7)", "Hex 7x7 edge first moves (not the acute corners)"),
     "hex8-balanced": ("hex(size=8)", "Hex 8x8 edge first moves (not the acute corners)"),
     "hex11-balanced": ("hex(size=11)", "Hex 11x11 edge first moves (not the acute corners)"),
+    "nogo7-first-moves": ("nogo(size=7)", "NoGo 7x7: every first move up to symmetry"),
     "nogo9-first-moves": ("nogo(size=9)", "NoGo 9x9: every first move up to symmetry"),
     "connect4-three-moves": (
         "connect_four",
