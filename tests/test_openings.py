@@ -58,6 +58,13 @@ def test_opening_that_ends_the_game_or_meets_chance_is_refused(tmp_path):
         openings.load(_file(tmp_path, "1\n")).actions(coin)
 
 
+def test_a_game_finds_its_builtin_set_by_canonical_spec():
+    assert openings.builtin_for(mctslab.load_game("hex(size=7,swap=false)")) == "hex7-balanced"
+    assert openings.builtin_for(mctslab.load_game("connect_four")) == "connect4-three-moves"
+    assert openings.builtin_for(mctslab.load_game("hex(size=7,swap=true)")) is None
+    assert openings.builtin_for(mctslab.load_game("nim(n=9,k=3)")) is None
+
+
 def test_builtin_sets_load_on_their_game_only():
     for name, (spec, _) in openings.BUILTIN.items():
         lines = openings.load(name).actions(mctslab.load_game(spec))

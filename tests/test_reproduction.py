@@ -254,5 +254,5 @@ def test_explains_must_name_another_experiment(tmp_path, monkeypatch, value):
     (tmp_path / "experiments" / "tiny.toml").write_text(TINY)
     why = TINY.replace('title = "tiny"', f'title = "why"\nexplains = "{value}"')
     (tmp_path / "experiments" / "why.toml").write_text(why)
-    with pytest.raises(ex.ExperimentError, match="is not another experiment; known: .*tiny"):
+    with pytest.raises(ex.ExperimentError, match=r"is not another experiment; known: .*tiny"):
         ex.load("why")

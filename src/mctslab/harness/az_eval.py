@@ -2,13 +2,16 @@
 
 Every ``eval_every`` iterations the run's network is frozen into ``models/iter-NNNNN.pt`` and
 plays two matches with the usual arena (:func:`mctslab.harness.schedule.run_match`,
-colour-swapped pairs, seeded per game), stored in the run's results database ``eval.sqlite``
-(``mctslab results show DIR/eval.sqlite``): ``eval_games`` games of ``az(net=...,sims=eval_sims)``
-against ``eval_against`` (a pure MCTS agent by default), and as many against the best network so
-far. A network that scores more than half against the best becomes the best (the first is best
-at once). ``eval.png`` plots the Elo against ``eval_against`` (with its 95% interval) over the
-training time. A run killed during an evaluation redoes its iteration on resuming (the
-checkpoint is written after the evaluation) and the database resumes the finished games.
+colour-swapped pairs, seeded per game, from the game's built-in openings when it has a set,
+:func:`mctslab.harness.openings.builtin_for`: without them two ``az`` networks at fixed
+simulations, both deterministic, play only two distinct games however many are asked), stored
+in the run's results database ``eval.sqlite`` (``mctslab results show DIR/eval.sqlite``):
+``eval_games`` games of ``az(net=...,sims=eval_sims)`` against ``eval_against`` (a pure MCTS
+agent by default), and as many against the best network so far. A network that scores more
+than half against the best becomes the best (the first is best at once). ``eval.png`` plots
+the Elo against ``eval_against`` (with its 95% interval) over the training time. A run killed
+during an evaluation redoes its iteration on resuming (the checkpoint is written after the
+evaluation) and the database resumes the finished games.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mctslab.games.base import Game
+from mctslab.harness.openings import builtin_for
 from mctslab.harness.schedule import run_match
 from mctslab.harness.store import ResultsStore
 
@@ -33,6 +37,7 @@ def evaluate(
     me = f"az(net={snapshot},sims={sims})"
     entry: dict[str, Any] = {"iteration": iteration, "seconds": seconds, "model": str(snapshot)}
     store = ResultsStore(out / EVAL_DB)
+    openings = builtin_for(game)
     try:
         opponents = {"against": against}
         if best is not None:
@@ -40,7 +45,7 @@ def evaluate(
         for key, spec in opponents.items():
             result = run_match(
                 game, me, spec, games, seed=iteration, store=store,
-                label=f"az iteration {iteration} vs {key}",
+                label=f"az iteration {iteration} vs {key}", openings=openings,
             )  # fmt: skip
             entry[key] = {"spec": spec, **result.summary.as_dict()}
     finally:

@@ -14,8 +14,8 @@ position, A and B on opposite sides): :func:`opening_for`.
 
 Built-in sets (:data:`BUILTIN`, files in ``opening_sets/``) are addressed by name:
 
-- ``hex7-balanced``, ``hex8-balanced`` and ``hex11-balanced`` (no swap): chosen, not solved (the project's
-  exhaustive solver, :mod:`mctslab.search.solve_template`, solves every 4x4 first move at
+- ``hex7-balanced``, ``hex8-balanced`` and ``hex11-balanced`` (no swap): chosen, not solved (the
+  project's exhaustive solver, :mod:`mctslab.search.solve_template`, solves every 4x4 first move at
   once but gave none for 5x5's in a run of about an hour, let alone these sizes). The edge
   cells, which Hex lore holds to be weak-but-not-hopeless first moves (the moves players open
   with under the swap rule), one per half-turn pair, without the acute corners ``a1`` and its
@@ -171,6 +171,15 @@ def opening_for(openings: list[tuple[int, ...]], game_index: int) -> tuple[int, 
     if not openings:
         return ()
     return openings[(game_index // 2) % len(openings)]
+
+
+def builtin_for(game: Game) -> str | None:
+    """The first built-in set made for ``game`` (compared by canonical spec string), or None."""
+    from mctslab.harness.game import _load
+
+    want = game.spec.spec_string
+    names = (n for n, (spec, _) in BUILTIN.items() if _load(spec).spec.spec_string == want)
+    return next(names, None)
 
 
 def describe_builtin() -> str:
