@@ -1,0 +1,28 @@
+"""The NoGo 7x7 and Hex 7x7 networks that ship (mctslab.models): each is found by its game with
+its model card, and with a small search it beats plain MCTS at several times its simulations,
+decisively (the Wilson lower bound above 50%), from the built-in openings with colours swapped.
+The full evaluations (equal time against the strong preset, more games) are in the model cards
+and docs/alphazero.md."""
+
+import pytest
+
+import mctslab
+from mctslab.harness.schedule import run_match
+from mctslab.models import shipped
+
+pytest.importorskip("torch")
+
+BOARDS = [("nogo(size=7)", "nogo7-first-moves"), ("hex(size=7)", "hex7-balanced")]
+
+
+@pytest.mark.parametrize("spec, _openings", BOARDS)
+def test_a_network_ships_with_its_card(spec, _openings):
+    model = shipped(mctslab.load_game(spec).spec.spec_string)
+    assert model is not None and model.path.stat().st_size < 5_000_000
+    assert model.card["network"]["blocks"] >= 1 and model.card["evaluation"]
+
+
+@pytest.mark.parametrize("spec, openings", BOARDS)
+def test_the_shipped_network_beats_plain_mcts_with_four_times_its_simulations(spec, openings):
+    res = run_match(spec, "az(sims=50)", "mcts(sims=200)", 12, seed=1, openings=openings)
+    assert res.summary.ci95[0] > 0.5, res.summary
