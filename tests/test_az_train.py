@@ -235,6 +235,20 @@ def test_each_evaluated_network_plays_matches_stored_in_the_run_database(tmp_pat
     assert Trainer(cfg, tmp_path).evaluations == t.evaluations  # kept by the checkpoint
 
 
+def test_a_moved_run_folder_resumes_its_evaluations_against_the_best_network(tmp_path):
+    import shutil
+
+    cfg = TrainConfig(game="nim(n=12,k=3)", eval_games=2, eval_every=1, eval_sims=4,
+                      eval_against="random", **TINY)  # fmt: skip
+    t = Trainer(cfg, tmp_path / "here")
+    t.iterate()
+    shutil.move(tmp_path / "here", tmp_path / "there")
+    moved = Trainer(cfg, tmp_path / "there")
+    assert moved.best == str(tmp_path / "there" / "models" / "iter-00001.pt")
+    moved.iterate()  # plays the best network from its new place
+    assert moved.evaluations[-1]["best"]["games"] == 2
+
+
 def _roots_before_search(monkeypatch, cfg):
     """Self-play of ``cfg`` recording each search's roots (visits, priors) before it runs."""
     from mctslab.harness import az_train

@@ -311,6 +311,10 @@ class Trainer:
             self.iteration, self.games, self.steps = ck["iteration"], ck["games"], ck["steps"]
             self.seconds, self.last = ck["seconds"], ck["last"]
             self.evaluations, self.best = ck["evaluations"], ck["best"]
+            if self.best is not None:  # the run's folder may have moved since: find it in there
+                from mctslab.harness.az_eval import MODELS
+
+                self.best = str(self.out / MODELS / Path(self.best).name)
         self.symmetries = self.game.symmetries()
         self._pool: ProcessPoolExecutor | None = None
 
