@@ -159,6 +159,27 @@ def test_gumbel_sequential_halving_by_hand():
     assert tree.action[chosen] == 0 and policy[0] == pytest.approx(1.0)
 
 
+def test_gumbel_scale_zero_considers_the_top_logits_whatever_the_seed():
+    # nim(n=5,k=3), m = 2 of 3 actions: without draws the two largest priors (take 1, take 2)
+    # are considered and take 3 is never visited, for every seed; with draws some seed lets
+    # take 3 in
+    game = mctslab.load_game("nim(n=5,k=3)")
+    root = game.new_initial_state().array
+    visited = set()
+    for scale, seeds in ((0.0, range(20)), (1.0, range(20))):
+        for seed in seeds:
+            config = AzConfig(batch=8, gumbel=True, gumbel_m=2, gumbel_scale=scale)
+            search = AzSearch(game, config, fake_network5, seed=seed)
+            tree = search.new_tree(6)
+            search.gumbel(tree, root, 6)
+            seen = tuple(int(n) > 0 for n in tree.visits[1:4])
+            if scale == 0.0:
+                assert seen == (True, True, False)
+            else:
+                visited.add(seen)
+    assert (True, True, False) in visited and len(visited) > 1
+
+
 def test_completed_q_fills_unvisited_actions_with_the_mixed_value():
     """v_mix = (v + sum N / (sum of visited priors) * sum visited pi q) / (1 + sum N)."""
     from mctslab.search import gumbel

@@ -201,9 +201,9 @@ class AzSearch:
         self, tree: AzTree, root: np.ndarray, sims: int, g: np.ndarray | None = None
     ) -> tuple[int, np.ndarray]:
         """Gumbel AlphaZero at the root (:mod:`mctslab.search.gumbel`): evaluate the root, take
-        the ``gumbel_m`` best actions by ``g + logits`` (``g`` drawn from Gumbel(0, 1) unless
-        given, one per root child), spend the other ``sims - 1`` simulations on them by
-        sequential halving (below the root, Gumbel's deterministic selection,
+        the ``gumbel_m`` best actions by ``g + logits`` (``g`` drawn from Gumbel(0, 1) times
+        ``gumbel_scale`` unless given, one per root child), spend the other ``sims - 1``
+        simulations on them by sequential halving (below the root, Gumbel's deterministic selection,
         :func:`mctslab.search.az_tree.select_gumbel`), and return the chosen root child (a node)
         and the improved policy over the root's children."""
         c = self.config
@@ -212,7 +212,7 @@ class AzSearch:
         first, k = int(tree.first_child[0]), int(tree.num_children[0])
         logits = np.log(np.maximum(tree.prior[first : first + k], 1e-30))
         if g is None:
-            g = self.rng.gumbel(size=k)
+            g = c.gumbel_scale * self.rng.gumbel(size=k)
         base = g + logits
         m = min(c.gumbel_m, k)
         remaining = [int(i) for i in np.argsort(-base, kind="stable")[:m]]

@@ -19,6 +19,7 @@ _AZ = "Silver et al. 2018, *A general reinforcement learning algorithm that mast
 _GUMBEL = "Danihelka et al. 2022, *Policy improvement by planning with Gumbel*, sections 3-5"
 _ALPHAGO = "Silver et al. 2016, *Mastering the game of Go with deep neural networks and tree search*, Methods"  # noqa: E501
 _SOLVER = "Winands, Björnsson and Saito 2008, *Monte-Carlo Tree Search Solver*, section 3"
+_MCTX = "mctx (DeepMind), `gumbel_muzero_policy`: gumbel_scale 0 for evaluation in perfect-information games"  # noqa: E501
 _LEELA = "Leela Zero (Pascutto et al.), first-play urgency reduction"
 
 AZ_OPTIONS: tuple[Option, ...] = (
@@ -50,6 +51,9 @@ AZ_OPTIONS: tuple[Option, ...] = (
            source=_GUMBEL, attr="c_visit"),
     Option("c_scale", float, 1.0, "gumbel: the scale of sigma", gt=0, source=_GUMBEL,
            attr="c_scale"),
+    Option("gumbel_scale", float, 1.0, "gumbel: the scale of the root's Gumbel draws (0: "
+           "the top logits, no sampling; self-play always 1)", ge=0, source=_MCTX,
+           attr="gumbel_scale"),
     Option("seed", int, None, "random seed", ge=0, optional=True),
     Option("noise_alpha", float, 0.3, "self-play: Dirichlet alpha of the root noise", gt=0,
            source=_AZ, attr="noise_alpha", spec=False),
