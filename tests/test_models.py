@@ -53,3 +53,24 @@ def test_mctslab_models_lists_them(shipped_folder, monkeypatch):
     assert out.exit_code == 0
     assert "nim(n=9,k=3,coin=false)" in out.output and "a measured claim" in out.output
     assert "nogo(size=5)" not in out.output
+
+
+def test_a_network_for_an_older_observation_is_refused_by_name(tmp_path):
+    # NoGo's observation gained two legality planes: a network that reads three is refused with
+    # both shapes named, not failed inside PyTorch
+    pytest.importorskip("torch")
+    from dataclasses import replace
+
+    from mctslab.search import az_net
+
+    game = mctslab.load_game("nogo(size=5)")
+    shape = az_net.shape_for(game, blocks=1, channels=4)
+    old = az_net.AzNet(replace(shape, planes=3))
+    path = tmp_path / "old.pt"
+    az_net.save(path, az_net.net_payload(old, game.spec.spec_string))
+    with pytest.raises(MctslabError, match=r"\(3, 5, 5, 25\).*gives \(5, 5, 5, 25\)"):
+        make_agent(f"az(net={path},sims=8)", game, seed=0)
+    good = tmp_path / "good.pt"
+    az_net.save(good, az_net.net_payload(az_net.AzNet(shape), game.spec.spec_string))
+    state = game.new_initial_state()
+    assert make_agent(f"az(net={good},sims=8)", game, seed=0).step(state) in state.legal_actions()

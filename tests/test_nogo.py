@@ -130,6 +130,35 @@ def test_render_board_and_status():
     assert again.legal_actions() == s.legal_actions()
 
 
+def test_observation_shows_stones_and_where_each_player_may_play():
+    # White to move. A1 is an eye of Black's: White may not play there (suicide), Black may (own
+    # group keeps liberties). C3 would capture nothing and is legal for both; B2 is legal for
+    # both. Planes: mover (White) stones, Black stones, ones, White-legal, Black-legal.
+    g = nogo(3)
+    s = g.state_from_ascii(
+        """
+        . . .
+        X . .
+        . X .
+        """,
+        to_move="O",
+    )
+    obs = g.observation(s.array)
+    assert obs.shape == (5, 3, 3) and obs.dtype == np.float32
+    board = g.board(s.array)
+    np.testing.assert_array_equal(obs[0], board == 2)
+    np.testing.assert_array_equal(obs[1], board == 1)
+    np.testing.assert_array_equal(obs[2], np.ones((3, 3)))
+    white = {coords.go_to_string(a, 3) for a in np.flatnonzero(obs[3].ravel())}
+    black = {coords.go_to_string(a, 3) for a in np.flatnonzero(obs[4].ravel())}
+    assert white == legal_strings(s)
+    assert "A1" not in white and "A1" in black
+    assert black == all_points(3) - {"A2", "B1"}
+    s.apply_move("B2")  # Black to move: the legality planes swap places with the mover
+    after = g.observation(s.array)
+    assert {coords.go_to_string(a, 3) for a in np.flatnonzero(after[3].ravel())} == legal_strings(s)
+
+
 def test_from_ascii_rejects_bad_boards():
     g = nogo(3)
     with pytest.raises(ValueError):

@@ -62,6 +62,7 @@ class AzAgent(Agent):
         path = params.net or _shipped_net(game.spec.spec_string)
         self.budget = budget_of(params, self.DEFAULT_SIMS)
         net = az_net.load_net(path, game.spec.spec_string)
+        az_net.check_shape(net, game, path)
         self.searcher = AzSearch(game, AzConfig.from_keys(params), az_net.Evaluator(net), seed)
         # Gumbel plans its simulations and starts afresh each search: no slices
         self.live = self.searcher.config.reuse and not self.searcher.config.gumbel

@@ -75,9 +75,17 @@ class NoGoGame(Game):
         return go_picture(state, self.board(state.array))
 
     def observation(self, state: np.ndarray) -> np.ndarray:
-        """Planes ``[3, size, size]``: the mover's stones, the opponent's, ones
-        (:func:`mctslab.games.symmetry.stone_planes`)."""
-        return stone_planes(self.board(state), int(state[_K.S_TO_MOVE]))
+        """Planes ``[5, size, size]``: the mover's stones, the opponent's, ones
+        (:func:`mctslab.games.symmetry.stone_planes`), then the points where the mover may play
+        and where the opponent may. Legality is NoGo's whole game (a player without a legal move
+        loses) and depends on every liberty of a group, which a few 3x3 convolutions cannot
+        count; the points legal for one player only are the safe moves of the normal-form
+        playout (Chou, Teytaud and Yen, *Revisiting Monte-Carlo Tree Search on a Normal Form
+        Game: NoGo*, section 3.5)."""
+        stones = stone_planes(self.board(state), int(state[_K.S_TO_MOVE]))
+        legal = np.empty((2, self.size * self.size), dtype=np.float32)
+        _K.legality_planes(self.consts, state, legal)
+        return np.concatenate([stones, legal.reshape(2, self.size, self.size)])
 
     def symmetries(self) -> tuple[Symmetry, ...]:
         """The eight rotations and reflections of the board."""

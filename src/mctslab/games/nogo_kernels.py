@@ -197,6 +197,20 @@ def legal_actions(consts, state, out):
 
 
 @njit(cache=True)
+def legality_planes(consts, state, out):
+    """``out[k, action]`` = 1 where the player to move (``k = 0``) or the opponent (``k = 1``)
+    may play, 0 elsewhere (float32 ``[2, N]``; terminal positions too): the observation's
+    legality planes."""
+    w = consts[C_W]
+    pp = consts[C_P]
+    mover = state[S_TO_MOVE]
+    for k in range(2):
+        col = (mover + k) % 2 + 1
+        for a in range(consts[C_N]):
+            out[k, a] = 1.0 if _is_legal(state, consts[C_TABLES + a], col, w, pp) else 0.0
+
+
+@njit(cache=True)
 def apply_action(consts, state, action):
     mover = state[S_TO_MOVE]
     _place(state, consts[C_TABLES + action], mover + 1, consts[C_W], consts[C_P])

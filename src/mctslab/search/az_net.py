@@ -291,6 +291,21 @@ def load_net(path: str | Path, game_spec: str) -> AzNet:
     return net
 
 
+def check_shape(net: AzNet, game: Any, path: str | Path) -> None:
+    """Raise :class:`MctslabError` unless ``net`` reads ``game``'s observation (planes and board)
+    and writes its actions: a network trained before an observation changed (for example NoGo's
+    legality planes) names what it expects instead of failing inside PyTorch."""
+    s = net.shape
+    want = shape_for(game, s.blocks, s.channels, s.hidden)
+    have = (s.planes, s.height, s.width, s.actions)
+    need = (want.planes, want.height, want.width, want.actions)
+    if have != need:
+        raise MctslabError(
+            f"{path}: a network for {have} (planes, height, width, actions), but "
+            f"{game.spec.spec_string} gives {need}: train one with `mctslab train az`"
+        )
+
+
 def shape_for(game: Any, blocks: int, channels: int, hidden: int = 64) -> NetShape:
     """The network shape a game's observation and actions give."""
     from mctslab.search.result import first_decision_state
