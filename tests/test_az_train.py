@@ -173,6 +173,19 @@ def test_a_checkpoint_of_another_game_is_refused(tmp_path):
         Trainer(TrainConfig(game="nim(n=12,k=3)"), tmp_path / "broken")
 
 
+def test_a_checkpoint_for_another_observation_is_refused(tmp_path):
+    # a NoGo run from before the legality planes: its first convolution reads 3 planes, not 5
+    cfg = TrainConfig(game="nogo(size=5)", **TINY)
+    t = Trainer(cfg, tmp_path)
+    first = "stem.0.weight"
+    t.save()
+    ck = torch.load(tmp_path / CHECKPOINT, weights_only=False)
+    ck["net"][first] = ck["net"][first][:, :3]
+    torch.save(ck, tmp_path / CHECKPOINT)
+    with pytest.raises(mctslab.MctslabError, match=rf"{first} is \(8, 3, 3, 3\).*\(8, 5, 3, 3\)"):
+        Trainer(cfg, tmp_path)
+
+
 def test_gumbel_self_play_trains_on_the_improved_policy(tmp_path):
     """With gumbel the policy targets are completed-Q improved policies: full distributions over
     the legal moves (not visit counts), summing to 1."""

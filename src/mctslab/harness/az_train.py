@@ -301,6 +301,7 @@ class Trainer:
         self.evaluations: list[dict[str, Any]] = []
         self.best: str | None = None
         if ck is not None:
+            az_net.check_weights(self.net, ck["net"], path)
             self.net.load_state_dict(ck["net"])
             self.opt.load_state_dict(ck["optimizer"])
             data = ck["buffer"]  # a dict of arrays in checkpoints written before pack_buffer

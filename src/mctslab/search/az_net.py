@@ -306,6 +306,19 @@ def check_shape(net: AzNet, game: Any, path: str | Path) -> None:
         )
 
 
+def check_weights(net: AzNet, weights: dict[str, Any], path: str | Path) -> None:
+    """Raise :class:`MctslabError` unless ``weights`` (a state dict, as a training checkpoint
+    keeps) fit ``net`` tensor by tensor: a run started before the game's observation changed
+    names the first tensor that differs instead of failing inside PyTorch."""
+    for name, tensor in net.state_dict().items():
+        have = tuple(weights[name].shape) if name in weights else None
+        if have != tuple(tensor.shape):
+            raise MctslabError(
+                f"{path}: its network's {name} is {have}, the game's observation needs "
+                f"{tuple(tensor.shape)} (an older observation?): use another --out folder"
+            )
+
+
 def shape_for(game: Any, blocks: int, channels: int, hidden: int = 64) -> NetShape:
     """The network shape a game's observation and actions give."""
     from mctslab.search.result import first_decision_state
