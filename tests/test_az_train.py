@@ -93,6 +93,22 @@ def test_a_resumed_run_is_the_run_that_did_not_stop(tmp_path):
     assert np.array_equal(straight.buffer.data["pi"], resumed.buffer.data["pi"])
 
 
+def test_a_resumed_run_takes_a_new_learning_rate_and_records_it(tmp_path):
+    cfg = TrainConfig(game="nim(n=12,k=3)", **TINY)
+    first = Trainer(cfg, tmp_path)
+    first.iterate()
+    assert first.opt.param_groups[0]["lr"] == cfg.lr
+    dropped = Trainer(cfg, tmp_path, lr=cfg.lr / 10)  # the checkpoint's optimiser, a new rate
+    assert [g["lr"] for g in dropped.opt.param_groups] == [cfg.lr / 10]
+    assert dropped.cfg.lr == cfg.lr / 10
+    dropped.iterate()
+    card = json.loads((tmp_path / CARD).read_text())
+    schedule = [{"iteration": 0, "lr": cfg.lr}, {"iteration": 1, "lr": cfg.lr / 10}]
+    assert card["lr_schedule"] == schedule and card["config"]["lr"] == cfg.lr / 10
+    again = Trainer(cfg, tmp_path)  # no rate given: the run keeps its own
+    assert again.opt.param_groups[0]["lr"] == cfg.lr / 10 and again.lr_schedule == schedule
+
+
 def test_the_checkpoint_keeps_the_buffer_compressed_and_exact(tmp_path):
     t = Trainer(TrainConfig(game="connect_four(rows=4,cols=5,connect=3)", **TINY), tmp_path)
     t.iterate()
@@ -121,7 +137,7 @@ def test_kill_9_mid_run_leaves_a_checkpoint_that_resumes(tmp_path):
     cmd = [
         sys.executable, "-c", "from mctslab.interfaces.cli.main import run; run()",
         "train", "az", "nim(n=12,k=3)", "--steps", "100000", "--out", str(out),
-        "--blocks", "1", "--channels", "8", "--sims", "8", "--games", "4",
+        "--blocks", "1", "--channels", "8", "--sims", "8", "--games", "4", "--learn-steps", "5",
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -145,6 +161,7 @@ def test_kill_9_mid_run_leaves_a_checkpoint_that_resumes(tmp_path):
     card = json.loads((out / CARD).read_text())
     assert card["game"] == "nim(n=12,k=3,coin=false)" and card["iterations"] == done + 1
     assert card["network"]["channels"] == 8 and card["parameters"] > 0
+    assert card["learner_steps"] == 5 * (done + 1)  # --learn-steps, kept on resume
 
 
 def test_an_untrained_network_never_chooses_an_illegal_move(tmp_path):

@@ -17,7 +17,10 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
 2. **Replay buffer.** The last ``buffer`` samples; a sample drawn for learning is mapped by one of
    the game's symmetries, drawn uniformly (data augmentation, :mod:`mctslab.games.symmetry`).
 3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
-   ``(z - v)^2 - pi . log p`` (weight decay ``weight_decay`` as the L2 term).
+   ``(z - v)^2 - pi . log p`` (weight decay ``weight_decay`` as the L2 term), learning rate
+   ``lr``. A resumed run may be given another learning rate (a step schedule by hand, such as
+   the drop by 10 of Silver et al. 2018 late in training); each change is kept in the
+   checkpoint and the card (``lr_schedule``: the iteration from which each rate applies).
 4. **Evaluation** every ``eval_every`` iterations when ``eval_games`` > 0: matches against a
    pure MCTS agent and the best network so far, in the run's results database
    (:mod:`mctslab.harness.az_eval`).
@@ -257,7 +260,11 @@ def learn_step(net, opt, batch: dict[str, np.ndarray]) -> tuple[float, float]:
 class Trainer:
     """A training run in a folder: starts fresh, or resumes from its checkpoint."""
 
-    def __init__(self, cfg: TrainConfig, out: str | Path, workers: int = 1):
+    def __init__(
+        self, cfg: TrainConfig, out: str | Path, workers: int = 1, lr: float | None = None
+    ):
+        """``lr``: the learning rate from now on (a new run's ``cfg.lr``, or a resumed run's
+        new rate); None keeps ``cfg.lr`` for a new run and the run's own for a resumed one."""
         self.out = Path(out)
         self.workers = workers
         path = self.out / CHECKPOINT
@@ -286,7 +293,7 @@ class Trainer:
             self.cfg = TrainConfig(**ck["config"])
         else:
             ck = None
-            self.cfg = dataclasses.replace(cfg, game=spec)
+            self.cfg = dataclasses.replace(cfg, game=spec, lr=cfg.lr if lr is None else lr)
         torch.manual_seed(self.cfg.seed)
         shape = az_net.shape_for(self.game, self.cfg.blocks, self.cfg.channels, self.cfg.hidden)
         self.net = az_net.AzNet(shape).to(az_net.device())
@@ -300,6 +307,7 @@ class Trainer:
         self.last: dict[str, float] = {}
         self.evaluations: list[dict[str, Any]] = []
         self.best: str | None = None
+        self.lr_schedule = [{"iteration": 0, "lr": self.cfg.lr}]
         if ck is not None:
             az_net.check_weights(self.net, ck["net"], path)
             self.net.load_state_dict(ck["net"])
@@ -316,6 +324,12 @@ class Trainer:
                 from mctslab.harness.az_eval import MODELS
 
                 self.best = str(self.out / MODELS / Path(self.best).name)
+            self.lr_schedule = ck.get("lr_schedule", self.lr_schedule)
+            if lr is not None and lr != self.cfg.lr:
+                self.cfg = dataclasses.replace(self.cfg, lr=lr)
+                for group in self.opt.param_groups:
+                    group["lr"] = lr
+                self.lr_schedule.append({"iteration": self.iteration, "lr": lr})
         self.symmetries = self.game.symmetries()
         self._pool: ProcessPoolExecutor | None = None
 
@@ -388,6 +402,7 @@ class Trainer:
             "last": self.last,
             "evaluations": self.evaluations,
             "best": self.best,
+            "lr_schedule": self.lr_schedule,
         }
         az_net.save(self.out / CHECKPOINT, payload)
         az_net.save(
@@ -413,6 +428,7 @@ class Trainer:
             "device": str(az_net.device()),
             "torch": torch.__version__,
             "config": dataclasses.asdict(self.cfg),
+            "lr_schedule": self.lr_schedule,
             "last_iteration": self.last,
             "best": self.best,
             "evaluations": self.evaluations,

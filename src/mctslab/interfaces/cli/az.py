@@ -75,6 +75,15 @@ def self_play_options(fn):
 )
 @self_play_options
 @click.option(
+    "--learn-steps", default=40, show_default=True,
+    type=click.IntRange(1, 10**6), help="learner steps an iteration (a new run only)",
+)  # fmt: skip
+@click.option(
+    "--lr", type=click.FloatRange(0, 1, min_open=True),
+    help="Adam's learning rate [new run: 0.001]; given to a resumed run, its "
+    "rate from now on (recorded in the card's lr_schedule)",
+)  # fmt: skip
+@click.option(
     "--eval-games",
     default=0,
     show_default=True,
@@ -113,13 +122,13 @@ def self_play_options(fn):
     help="random seed (a new run only)",
 )
 def train_az(
-    game_spec, minutes, steps, workers, out, blocks, channels, sims, games, eval_games,
-    eval_every, eval_sims, eval_against, gumbel, reuse, seed,
+    game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
+    eval_games, eval_every, eval_sims, eval_against, gumbel, reuse, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it, keeping the settings it started with (all but --minutes,
-    --steps and --workers). Without --minutes or --steps it trains 10 minutes."""
+    --steps, --workers and --lr). Without --minutes or --steps it trains 10 minutes."""
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -133,6 +142,7 @@ def train_az(
         channels=channels,
         sims=sims,
         games=games,
+        steps=learn_steps,
         gumbel=gumbel,
         reuse=reuse,
         seed=seed,
@@ -141,7 +151,7 @@ def train_az(
         eval_sims=eval_sims,
         eval_against=eval_against,
     )
-    trainer = Trainer(cfg, out, workers=workers)
+    trainer = Trainer(cfg, out, workers=workers, lr=lr)
     if trainer.iteration:
         click.echo(
             f"resuming {out}: iteration {trainer.iteration}, {trainer.games:,} games, "
