@@ -22,7 +22,13 @@ def test_a_network_ships_with_its_card(spec):
     assert model.card["network"]["blocks"] >= 1 and model.card["evaluation"]
 
 
+@pytest.mark.parametrize("agent", ["az(sims=50)", "az(int8=true,sims=50)"])
 @pytest.mark.parametrize("spec, openings", BOARDS)
-def test_the_shipped_network_beats_plain_mcts_with_four_times_its_simulations(spec, openings):
-    res = run_match(spec, "az(sims=50)", "mcts(sims=200)", 12, seed=1, openings=openings)
+def test_the_shipped_network_beats_plain_mcts_with_four_times_its_simulations(
+    spec, openings, agent
+):
+    """Also with the network's convolutions in 8-bit integers (``int8``)."""
+    res = run_match(spec, agent, "mcts(sims=200)", 12, seed=1, openings=openings)
     assert res.summary.ci95[0] > 0.5, res.summary
+    a_specs = {row["players"][row["seat_a"]] for row in res.rows}
+    assert all(("int8=true" in a) == ("int8" in agent) for a in a_specs)

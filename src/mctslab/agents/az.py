@@ -63,7 +63,8 @@ class AzAgent(Agent):
         self.budget = budget_of(params, self.DEFAULT_SIMS)
         net = az_net.load_net(path, game.spec.spec_string)
         az_net.check_shape(net, game, path)
-        self.searcher = AzSearch(game, AzConfig.from_keys(params), az_net.Evaluator(net), seed)
+        evaluator = az_net.Evaluator(net, az_net.INT8 if params.int8 else None, game)
+        self.searcher = AzSearch(game, AzConfig.from_keys(params), evaluator, seed)
         # Gumbel plans its simulations and starts afresh each search: no slices
         self.live = self.searcher.config.reuse and not self.searcher.config.gumbel
 

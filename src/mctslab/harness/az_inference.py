@@ -1,5 +1,6 @@
 """``mctslab bench az-inference``: the AlphaZero network's batched evaluation timed by each
-backend of :class:`mctslab.search.az_net.Evaluator` (plain PyTorch, TorchScript, ONNX Runtime).
+backend of :class:`mctslab.search.az_net.Evaluator` (plain PyTorch, TorchScript, ONNX Runtime, and
+ONNX Runtime in 8-bit integers, which approximates the others).
 
 An untrained network of the given shape evaluates batches of positions from uniformly random games
 (the search sends 8 leaves a tree per call when it plays, up to 8 per game of a self-play round:
@@ -21,26 +22,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from mctslab.games.base import Game
 from mctslab.games.registry import load_game
 from mctslab.search import az_net
 from mctslab.search.az import check_game
 
 #: the largest difference from plain PyTorch's priors and values taken as agreement
 AGREE = 1e-4
-
-
-def positions(game: Game, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Observations and legal masks of ``n`` decision positions of uniformly random games."""
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    while len(obs) < n:
-        state = game.new_initial_state()
-        while not state.is_terminal() and len(obs) < n:
-            obs.append(game.observation(state.array))
-            masks.append(game.legal_mask(state.array))
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    return np.stack(obs), np.stack(masks)
 
 
 def _seconds_per_call(evaluate: az_net.Evaluator, obs: np.ndarray, mask: np.ndarray, reps: int):
@@ -60,15 +47,15 @@ def measure(
     load_before = os.getloadavg()[0]
     torch.manual_seed(seed)
     net = az_net.AzNet(az_net.shape_for(game, blocks, channels))
-    obs, masks = positions(game, max(batches), seed)
+    obs, masks = az_net.random_positions(game, max(batches), seed)
     evaluators, backends, skipped = {}, {}, {}
-    for name in az_net.BACKENDS:
+    for name in (*az_net.BACKENDS, az_net.INT8):
         missing = az_net.backend_missing(name)
         if missing is not None:
             skipped[name] = missing
             continue
         t0 = time.perf_counter()
-        evaluators[name] = az_net.Evaluator(net, name)
+        evaluators[name] = az_net.Evaluator(net, name, game)
         backends[name] = {"build_seconds": time.perf_counter() - t0}
     for name, evaluate in evaluators.items():  # agreement, and the warm-up calls
         d_priors = d_values = 0.0
@@ -79,7 +66,8 @@ def measure(
             d_priors = max(d_priors, float(np.abs(priors - ref_priors).max()))
             d_values = max(d_values, float(np.abs(values - ref_values).max()))
         backends[name].update(max_diff_priors=d_priors, max_diff_values=d_values,
-                              agrees=max(d_priors, d_values) < AGREE)  # fmt: skip
+                              agrees=max(d_priors, d_values) < AGREE,
+                              exact=name in az_net.BACKENDS)  # fmt: skip
     names = list(evaluators)
     times: dict[tuple[int, str], list[float]] = {(b, n): [] for b in batches for n in names}
     reps = {}

@@ -109,7 +109,7 @@ def self_play(
 ) -> dict[str, np.ndarray]:
     """Play ``n_games`` games together; return their samples (module docstring, step 1)."""
     rng = np.random.default_rng(seed)
-    search = AzSearch(game, cfg.search_config(), az_net.Evaluator(net), seed)
+    search = AzSearch(game, cfg.search_config(), az_net.Evaluator(net, game=game), seed)
     a = game.spec.num_distinct_actions
     states = [game.new_initial_state() for _ in range(n_games)]
     records: list[list[tuple]] = [[] for _ in range(n_games)]

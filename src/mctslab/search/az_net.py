@@ -116,8 +116,14 @@ class AzNet(nn.Module):
 
 #: The evaluation backends, plain PyTorch first (the reference the others are checked against).
 BACKENDS = ("eager", "torchscript", "onnxruntime")
+#: The 8-bit integer backend (:func:`_onnxruntime_int8`): approximate, so not one of
+#: :data:`BACKENDS`, whose outputs equal plain PyTorch's; ``az(int8=true)`` chooses it.
+INT8 = "onnxruntime-int8"
+#: Positions of uniformly random games (:func:`random_positions`, seed 0) that the int8
+#: backend's activation ranges are calibrated on.
+CALIBRATION_POSITIONS = 512
 #: The environment variable that chooses the backend of every :class:`Evaluator` (one of
-#: :data:`BACKENDS`); unset, :func:`default_backend` chooses.
+#: :data:`BACKENDS` or :data:`INT8`); unset, :func:`default_backend` chooses.
 BACKEND_ENV = "MCTSLAB_AZ_BACKEND"
 
 #: (observations, legal masks) -> (priors, values), NumPy in and out
@@ -131,7 +137,7 @@ _compiled: weakref.WeakKeyDictionary[AzNet, dict[str, tuple[list[torch.Tensor], 
 
 def backend_missing(backend: str) -> str | None:
     """Why ``backend`` cannot run here, or None when it can."""
-    if backend == "onnxruntime":
+    if backend in ("onnxruntime", INT8):
         for module in ("onnxruntime", "onnx"):  # onnx: torch.onnx.export writes with it
             if importlib.util.find_spec(module) is None:
                 return f"{module} is not installed (pip install -e '.[az]')"
@@ -144,9 +150,9 @@ def default_backend() -> str:
     """``$MCTSLAB_AZ_BACKEND`` when set, else ONNX Runtime when it can run, else plain PyTorch."""
     chosen = os.environ.get(BACKEND_ENV)
     if chosen:
-        if chosen not in BACKENDS:
+        if chosen not in (*BACKENDS, INT8):
             raise MctslabError(
-                f"{BACKEND_ENV}={chosen!r}: not a backend; allowed: {', '.join(BACKENDS)}"
+                f"{BACKEND_ENV}={chosen!r}: not a backend; allowed: {', '.join(BACKENDS)}, {INT8}"
             )
         return chosen
     return "onnxruntime" if backend_missing("onnxruntime") is None else "eager"
@@ -182,13 +188,9 @@ def _torchscript(net: AzNet) -> Runner:
         return _torch_runner(torch.jit.optimize_for_inference(torch.jit.freeze(traced)))
 
 
-def _onnxruntime(net: AzNet) -> Runner:
+def _onnx_model(net: AzNet) -> bytes:
     """The network exported by ``torch.onnx.export`` (its TorchScript-based exporter: about 0.3 s;
-    the torch.export-based one took 8 s for the same net) with a dynamic batch dimension, run by
-    ONNX Runtime's CPU execution provider on :data:`TORCH_THREADS` threads, its graph optimised
-    (batch normalisation folded, convolutions fused with their activations)."""
-    import onnxruntime as ort
-
+    the torch.export-based one took 8 s for the same net) with a dynamic batch dimension."""
     buf = io.BytesIO()
     names = {"obs": {0: "batch"}, "mask": {0: "batch"}, "logp": {0: "batch"}, "value": {0: "batch"}}
     with warnings.catch_warnings():
@@ -197,11 +199,19 @@ def _onnxruntime(net: AzNet) -> Runner:
             net, _example(net.shape), buf, input_names=["obs", "mask"],
             output_names=["logp", "value"], dynamic_axes=names, opset_version=18, dynamo=False,
         )  # fmt: skip
+    return buf.getvalue()
+
+
+def _ort_runner(model: bytes) -> Runner:
+    """ONNX Runtime's CPU execution provider on :data:`TORCH_THREADS` threads running ``model``,
+    its graph optimised (batch normalisation folded, convolutions fused with their activations)."""
+    import onnxruntime as ort
+
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = TORCH_THREADS
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3  # errors only
-    session = ort.InferenceSession(buf.getvalue(), opts, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
 
     def run(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         logp, value = session.run(None, {"obs": obs, "mask": mask})
@@ -210,47 +220,111 @@ def _onnxruntime(net: AzNet) -> Runner:
     return run
 
 
+def _onnxruntime(net: AzNet) -> Runner:
+    """The exported network (:func:`_onnx_model`) run by ONNX Runtime (:func:`_ort_runner`)."""
+    return _ort_runner(_onnx_model(net))
+
+
+def _onnxruntime_int8(net: AzNet, calibration: tuple[np.ndarray, np.ndarray]) -> Runner:
+    """The exported network with its convolutions quantised to 8-bit integers, run by ONNX
+    Runtime: ONNX Runtime's static quantisation (``quantize_static``, QDQ format, weights
+    ``int8`` per output channel, activations ``uint8`` with ranges from the minimum and maximum
+    seen on ``calibration``, the observations and masks of some positions; batch normalisation
+    folded first by ``quant_pre_process``). The linear heads stay in floating point. On a CPU
+    with VNNI instructions ONNX Runtime runs such convolutions with integer dot products."""
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            obs, mask = calibration
+            self.batches = iter(
+                [{"obs": obs[i : i + 64], "mask": mask[i : i + 64]} for i in range(0, len(obs), 64)]
+            )
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            return next(self.batches, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32, pre, int8 = (os.path.join(tmp, n) for n in ("fp32.onnx", "pre.onnx", "int8.onnx"))
+        Path(fp32).write_bytes(_onnx_model(net))
+        quant_pre_process(fp32, pre)
+        quantize_static(
+            pre, int8, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+            op_types_to_quantize=["Conv"],
+        )  # fmt: skip
+        return _ort_runner(Path(int8).read_bytes())
+
+
 _MAKERS: dict[str, Callable[[AzNet], Runner]] = {
     "torchscript": _torchscript,
     "onnxruntime": _onnxruntime,
 }
 
 
-def _runner(net: AzNet, backend: str) -> Runner:
+def _runner(net: AzNet, backend: str, game: Any) -> Runner:
     """The runner of ``net`` by ``backend``; a compiled one is made again only when the weights
-    changed since it was made (a learner step, a loaded state dict)."""
+    changed since it was made (a learner step, a loaded state dict). The int8 backend is
+    calibrated on positions of ``game``."""
     if backend == "eager":
         return _torch_runner(net)
     weights = list(net.state_dict().values())
     made = _compiled.setdefault(net, {}).get(backend)
     if made is not None and all(torch.equal(a, b) for a, b in zip(made[0], weights, strict=True)):
         return made[1]
-    run = _MAKERS[backend](net)
+    if backend == INT8:
+        run = _onnxruntime_int8(net, random_positions(game, CALIBRATION_POSITIONS, seed=0))
+    else:
+        run = _MAKERS[backend](net)
     _compiled[net][backend] = ([w.detach().clone() for w in weights], run)
     return run
 
 
 class Evaluator:
     """Batched inference: observations and legal masks (NumPy) in, priors and values out, by
-    ``backend`` (one of :data:`BACKENDS`; None: :func:`default_backend`). A compiled backend
-    (TorchScript, ONNX Runtime) evaluates the weights the network had when the evaluator was
-    made; plain PyTorch the network as it is at each call."""
+    ``backend`` (one of :data:`BACKENDS` or :data:`INT8`; None: :func:`default_backend`). A
+    compiled backend (TorchScript, ONNX Runtime) evaluates the weights the network had when the
+    evaluator was made; plain PyTorch the network as it is at each call. ``game``, the network's
+    game, is needed by the int8 backend (its calibration positions)."""
 
-    def __init__(self, net: AzNet, backend: str | None = None):
+    def __init__(self, net: AzNet, backend: str | None = None, game: Any = None):
         self.net = net.to(device()).eval()
         self.backend = backend or default_backend()
-        if self.backend not in BACKENDS:
-            raise MctslabError(f"{self.backend!r}: not a backend; allowed: {', '.join(BACKENDS)}")
+        if self.backend not in (*BACKENDS, INT8):
+            raise MctslabError(
+                f"{self.backend!r}: not a backend; allowed: {', '.join(BACKENDS)}, {INT8}"
+            )
         missing = backend_missing(self.backend)
         if missing is not None:
             raise MctslabError(f"the {self.backend} backend cannot run: {missing}")
-        self._run = _runner(self.net, self.backend)
+        if self.backend == INT8 and game is None:
+            raise MctslabError(f"the {INT8} backend needs the game, to calibrate on its positions")
+        self._run = _runner(self.net, self.backend, game)
         self.evaluations = 0
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         priors, values = self._run(obs, mask)
         self.evaluations += len(obs)
         return priors.astype(np.float64), values
+
+
+def random_positions(game: Any, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and legal masks of ``n`` decision positions of uniformly random games."""
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    while len(obs) < n:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(obs) < n:
+            obs.append(game.observation(state.array))
+            masks.append(game.legal_mask(state.array))
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return np.stack(obs), np.stack(masks)
 
 
 def save(path: str | Path, payload: dict[str, Any]) -> None:

@@ -267,8 +267,9 @@ def bench_az(game_spec, blocks, channels, sims, games, workers, as_json):
 def bench_az_inference(game_spec, blocks, channels, batches, rounds, seconds, as_json):
     """Time the az network's batched evaluation (one thread, an untrained network, positions of
     random GAME games; GAME defaults to connect_four) by each backend: plain PyTorch (eager),
-    TorchScript and ONNX Runtime; microseconds per batch and per position, the speed-up against
-    eager, and each backend's largest difference from eager's priors and values."""
+    TorchScript, ONNX Runtime, and ONNX Runtime in 8-bit integers (az(int8=true)); microseconds
+    per batch and per position, the speed-up against eager, and each backend's largest
+    difference from eager's priors and values."""
     _require_torch()
     from rich.console import Console
     from rich.table import Table
@@ -293,6 +294,7 @@ def bench_az_inference(game_spec, blocks, channels, batches, rounds, seconds, as
     (Console() if Console().is_terminal else Console(width=130)).print(table)
     for name, b in list(r["backends"].items())[1:]:  # eager first, the reference
         verdict = f"agree, < {AGREE:g}" if b["agrees"] else f"DIFFER, >= {AGREE:g}"
+        verdict += "" if b["exact"] else "; approximate by design: 8-bit integers"
         click.echo(
             f"{name}: made in {b['build_seconds']:.2f} s; largest difference from eager: priors "
             f"{b['max_diff_priors']:.1e}, values {b['max_diff_values']:.1e} ({verdict})"
