@@ -41,6 +41,15 @@ def test_the_shipped_network_is_found_by_its_game_and_played_without_net(shipped
     assert agent.step(state) in state.legal_actions()
 
 
+def test_int8_is_in_the_canonical_string_only_when_asked_for(shipped_folder):
+    """A key added later (canonical="changed") leaves the strings of older agents as they were."""
+    game = mctslab.load_game("nim(n=9,k=3)")
+    plain, int8 = make_agent("az(sims=8)", game), make_agent("az(int8=true,sims=8)", game)
+    assert "int8" not in plain.spec_string and "c_puct=1.25" in plain.spec_string
+    assert int8.spec_string == plain.spec_string.replace("sims=8,", "sims=8,int8=true,")
+    assert make_agent(int8.spec_string, game).spec_string == int8.spec_string
+
+
 def test_a_game_without_a_shipped_network_names_the_ones_that_have_one(shipped_folder):
     game = mctslab.load_game("nim(n=10,k=3)")
     with pytest.raises(MctslabError, match=r"no network ships for nim\(n=10.*shipped: nim\(n=9"):

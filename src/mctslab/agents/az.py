@@ -68,6 +68,17 @@ class AzAgent(Agent):
         # Gumbel plans its simulations and starts afresh each search: no slices
         self.live = self.searcher.config.reuse and not self.searcher.config.gumbel
 
+    @classmethod
+    def canonical(cls, params: Any, game: Game | None = None) -> dict[str, Any]:
+        """The base class's keys, less those declared ``canonical="changed"`` at their default
+        (so that keys added later leave older agents' strings as they were)."""
+        keys = super().canonical(params, game)
+        return {
+            k: v
+            for k, v in keys.items()
+            if not (AZ_KEYS[k].canonical == "changed" and v == AZ_KEYS[k].default)
+        }
+
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self.searcher.search(state, budget or self.budget)
 
