@@ -106,9 +106,13 @@ def mirror_columns(rows: int, cols: int) -> tuple[Symmetry, ...]:
 def stone_planes(board: np.ndarray, mover: int, *extra: float) -> np.ndarray:
     """Observation planes of a board of stones (0 empty, 1 and 2 the players' stones): the
     mover's stones, the opponent's, a plane of ones (which lets a convolution see the edge of the
-    board through its zero padding), then one constant plane per value of ``extra``."""
-    own = board == mover + 1
-    opp = board == 2 - mover
-    planes = [own, opp, np.ones_like(own)]
-    planes += [np.full(board.shape, v) for v in extra]
-    return np.stack(planes).astype(np.float32)
+    board through its zero padding), then one constant plane per value of ``extra``. Written
+    into one float32 array (the search builds one per leaf: 3.5 µs instead of 8.3 for stacking
+    boolean planes, Hex 7x7)."""
+    out = np.empty((3 + len(extra), *board.shape), dtype=np.float32)
+    np.equal(board, mover + 1, out=out[0], casting="unsafe")
+    np.equal(board, 2 - mover, out=out[1], casting="unsafe")
+    out[2] = 1.0
+    for i, v in enumerate(extra):
+        out[3 + i] = v
+    return out
