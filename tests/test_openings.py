@@ -75,6 +75,22 @@ def test_builtin_sets_load_on_their_game_only():
         openings.load("no-such-set")
 
 
+@pytest.mark.parametrize("name", ["hex7-two-moves", "nogo7-two-moves"])
+def test_two_move_sets_hold_each_opening_once_up_to_the_games_symmetries(name):
+    spec, _ = openings.BUILTIN[name]
+    game = mctslab.load_game(spec)
+    sims = game.symmetries()
+    cells = game.num_distinct_actions()  # every action is a cell on these boards
+
+    def orbit(a, b):
+        return min((int(s.actions[a]), int(s.actions[b])) for s in sims)
+
+    lines = openings.load(name).actions(game)
+    classes = {orbit(a, b) for a, b in lines}
+    everything = {orbit(a, b) for a in range(cells) for b in range(cells) if a != b}
+    assert len(classes) == len(lines) and classes == everything
+
+
 def test_each_opening_is_played_twice_with_colours_swapped_and_cycles():
     lines = [(1,), (2,), (3,)]
     tasks = match_tasks([HEX5], "a", "b", 8, 0, lines)

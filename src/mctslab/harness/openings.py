@@ -26,6 +26,9 @@ Built-in sets (:data:`BUILTIN`, files in ``opening_sets/``) are addressed by nam
 - ``connect4-three-moves`` (``connect_four``): every three-move opening up to the mirror image
   (172), in a fixed shuffled order so that a match's first openings vary; it gives matches
   between deterministic agents (``az`` at fixed simulations) distinct games, not balance.
+- ``hex7-two-moves`` (1,176, up to the half-turn) and ``nogo7-two-moves`` (315, up to the eight
+  symmetries): every two-move opening, shuffled the same way and for the same purpose; the
+  first-move sets above give deterministic agents only 30 and 20 distinct games.
 """
 
 from __future__ import annotations
@@ -48,6 +51,14 @@ BUILTIN: dict[str, tuple[str, str]] = {
     "connect4-three-moves": (
         "connect_four",
         "Connect Four: every three-move opening up to the mirror (172), shuffled",
+    ),
+    "hex7-two-moves": (
+        "hex(size=7)",
+        "Hex 7x7: every two-move opening up to the half-turn (1,176), shuffled",
+    ),
+    "nogo7-two-moves": (
+        "nogo(size=7)",
+        "NoGo 7x7: every two-move opening up to the eight symmetries (315), shuffled",
     ),
 }
 
