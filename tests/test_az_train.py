@@ -20,11 +20,13 @@ from mctslab.harness.az_train import (  # noqa: E402
     CARD,
     CHECKPOINT,
     MODEL,
+    SELF_PLAY_GUMBEL_M,
     TrainConfig,
     Trainer,
     unpack_buffer,
 )
 from mctslab.search import az_net  # noqa: E402
+from mctslab.search.az_options import AzConfig  # noqa: E402
 
 TINY = dict(blocks=1, channels=8, hidden=16, sims=8, games=4, batch=16, steps=3, seed=3)
 
@@ -201,6 +203,16 @@ def test_a_checkpoint_for_another_observation_is_refused(tmp_path):
     torch.save(ck, tmp_path / CHECKPOINT)
     with pytest.raises(mctslab.MctslabError, match=rf"{first} is \(8, 3, 3, 3\).*\(8, 5, 3, 3\)"):
         Trainer(cfg, tmp_path)
+
+
+def test_gumbel_self_play_draws_at_the_root_while_a_playing_agent_does_not():
+    """Self-play's exploration is the root's Gumbel draws (scale 1, the paper's m = 16); the
+    ``az`` agent's defaults play without draws over fewer actions, so changing those must not
+    change training."""
+    search = TrainConfig(game="nim(n=12,k=3)", gumbel=True, **TINY).search_config()
+    assert (search.gumbel_scale, search.gumbel_m) == (1.0, SELF_PLAY_GUMBEL_M)
+    playing = AzConfig()
+    assert playing.gumbel_scale == 0.0 and playing.gumbel_m < SELF_PLAY_GUMBEL_M
 
 
 def test_gumbel_self_play_trains_on_the_improved_policy(tmp_path):

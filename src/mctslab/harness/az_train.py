@@ -63,6 +63,8 @@ CHECKPOINT = "checkpoint.pt"
 MODEL = "model.pt"
 #: the model card beside the model (JSON)
 CARD = "model.json"
+#: actions Gumbel self-play considers at the root (Danihelka et al. 2022; mctx's default)
+SELF_PLAY_GUMBEL_M = 16
 
 
 @dataclass(frozen=True)
@@ -95,12 +97,18 @@ class TrainConfig:
     eval_against: str = "mcts(sims=1000)"
 
     def search_config(self) -> AzConfig:
+        """Self-play's search. With ``gumbel``, the paper's self-play root (Danihelka et al.
+        2022, sections 3-4): Gumbel draws of scale 1, which are its exploration, over
+        :data:`SELF_PLAY_GUMBEL_M` actions (the playing agent's defaults draw none and consider
+        fewer)."""
         return AzConfig(
             c_puct=self.c_puct,
             batch=8,
             noise_alpha=self.noise_alpha,
             noise_frac=0.0 if self.gumbel else self.noise_frac,
             gumbel=self.gumbel,
+            gumbel_m=SELF_PLAY_GUMBEL_M,
+            gumbel_scale=1.0,
         )
 
 
