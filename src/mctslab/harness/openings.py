@@ -28,7 +28,8 @@ Built-in sets (:data:`BUILTIN`, files in ``opening_sets/``) are addressed by nam
   between deterministic agents (``az`` at fixed simulations) distinct games, not balance.
 - ``hex7-two-moves`` (1,176, up to the half-turn) and ``nogo7-two-moves`` (315, up to the eight
   symmetries): every two-move opening, shuffled the same way and for the same purpose; the
-  first-move sets above give deterministic agents only 30 and 20 distinct games.
+  first-move sets above (11 and 10 openings) give deterministic agents at most 22 and 20
+  distinct games.
 """
 
 from __future__ import annotations
