@@ -159,6 +159,46 @@ def test_gumbel_sequential_halving_by_hand():
     assert tree.action[chosen] == 0 and policy[0] == pytest.approx(1.0)
 
 
+def hashed_network(obs, mask, calls=None):
+    """Priors and a value that depend only on the counters left (any number of them)."""
+    if calls is not None:
+        calls.append(len(obs))
+    n = obs.reshape(len(obs), -1).argmax(axis=1)
+    priors = (1 + (n[:, None] * 7 + np.arange(mask.shape[1])[None, :] * 3) % 5) * mask
+    return priors / priors.sum(axis=1, keepdims=True), ((n * 13) % 7 - 3) / 4.0
+
+
+def test_gumbel_many_gives_each_tree_what_it_gets_alone_in_fewer_network_calls():
+    """Self-play's batched Gumbel: four nim(n=20,k=3) roots, one with two moves (one phase of
+    halving) and three with three (two phases); together, each tree ends with the visits,
+    values, move and policy it gets alone, and the network is called fewer times."""
+    game = mctslab.load_game("nim(n=20,k=3)")
+    roots = []
+    for takes in ((), (3, 3, 1), (3, 3, 3, 3, 3, 3), (3, 3, 3, 3)):
+        state = game.new_initial_state()
+        for t in takes:
+            state.apply_action(t - 1)
+        roots.append(state.array.copy())
+    config = AzConfig(batch=4, gumbel=True, gumbel_m=3, gumbel_scale=1.0)
+    rng = np.random.default_rng(3)
+    gs = [rng.gumbel(size=len(game.state_from_array(r).legal_actions())) for r in roots]
+    assert sorted(len(g) for g in gs) == [2, 3, 3, 3]
+    alone_calls, together_calls = [], []
+    search = AzSearch(game, config, lambda o, m: hashed_network(o, m, alone_calls), seed=0)
+    trees_alone = [search.new_tree(12) for _ in roots]
+    alone = [search.gumbel(t, r, 12, g) for t, r, g in zip(trees_alone, roots, gs, strict=True)]
+    search = AzSearch(game, config, lambda o, m: hashed_network(o, m, together_calls), seed=0)
+    trees = [search.new_tree(12) for _ in roots]
+    together = search.gumbel_many(trees, roots, 12, gs)
+    for (c1, p1), (c2, p2), t1, t2 in zip(alone, together, trees_alone, trees, strict=True):
+        assert c1 == c2 and np.array_equal(p1, p2)
+        used = int(t1.used[0])
+        assert int(t2.used[0]) == used
+        assert np.array_equal(t1.visits[:used], t2.visits[:used])
+        assert np.array_equal(t1.wsum[:used], t2.wsum[:used])
+    assert len(together_calls) < len(alone_calls) and max(together_calls) > config.batch
+
+
 def test_gumbel_scale_zero_considers_the_top_logits_whatever_the_seed():
     # nim(n=5,k=3), m = 2 of 3 actions: without draws the two largest priors (take 1, take 2)
     # are considered and take 3 is never visited, for every seed; with draws some seed lets

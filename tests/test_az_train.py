@@ -251,6 +251,9 @@ def test_bench_az_reports_self_play_throughput():
     data = json.loads(res.output)
     assert data["positions"] >= 6 and data["positions_per_second"] > 0
     assert data["simulations_per_second"] == pytest.approx(4 * data["positions_per_second"])
+    res = CliRunner().invoke(main, [*args, "--gumbel"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["positions"] >= 6
 
 
 def test_each_evaluated_network_plays_matches_stored_in_the_run_database(tmp_path):

@@ -50,6 +50,21 @@ def test_int8_is_in_the_canonical_string_only_when_asked_for(shipped_folder):
     assert make_agent(int8.spec_string, game).spec_string == int8.spec_string
 
 
+def test_the_gumbel_keys_are_in_the_canonical_string_only_with_gumbel(shipped_folder):
+    """A PUCT agent's string does not carry the Gumbel keys (only_with="gumbel"), so changing
+    their defaults leaves it as it was; a Gumbel agent's string names them all."""
+    game = mctslab.load_game("nim(n=9,k=3)")
+    puct = make_agent("az(sims=8,gumbel_m=4)", game)
+    gumbel = make_agent("az(sims=8,gumbel=true)", game)
+    for key in ("gumbel_m", "c_visit", "c_scale", "gumbel_scale"):
+        assert key not in puct.spec_string and f"{key}=" in gumbel.spec_string
+    assert "gumbel=false" in puct.spec_string
+    assert gumbel.spec_string.endswith(
+        ",gumbel=true,gumbel_m=8,c_visit=50.0,c_scale=1.0,gumbel_scale=0.0)"
+    )
+    assert make_agent(gumbel.spec_string, game).spec_string == gumbel.spec_string
+
+
 def test_a_game_without_a_shipped_network_names_the_ones_that_have_one(shipped_folder):
     game = mctslab.load_game("nim(n=10,k=3)")
     with pytest.raises(MctslabError, match=r"no network ships for nim\(n=10.*shipped: nim\(n=9"):

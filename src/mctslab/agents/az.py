@@ -71,12 +71,14 @@ class AzAgent(Agent):
     @classmethod
     def canonical(cls, params: Any, game: Game | None = None) -> dict[str, Any]:
         """The base class's keys, less those declared ``canonical="changed"`` at their default
-        (so that keys added later leave older agents' strings as they were)."""
+        (so that keys added later leave older agents' strings as they were) and those of a mode
+        that is off (``only_with``: the Gumbel keys of a PUCT agent)."""
         keys = super().canonical(params, game)
         return {
             k: v
             for k, v in keys.items()
             if not (AZ_KEYS[k].canonical == "changed" and v == AZ_KEYS[k].default)
+            and not (AZ_KEYS[k].only_with and not keys[AZ_KEYS[k].only_with])
         }
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:

@@ -12,8 +12,9 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    subtree of the move played, its root noised again (AlphaZero's self-play keeps the subtree
    too). With ``gumbel`` the search is Gumbel AlphaZero's
    (no Dirichlet noise), the move the one it chose and the policy target its completed-Q
-   improved policy (:mod:`mctslab.search.gumbel`). With ``workers`` > 1 the games are shared
-   among that many processes (spawned once), each with its own seed.
+   improved policy (:mod:`mctslab.search.gumbel`); the games' sequential halvings run together,
+   their leaves batched (:meth:`~mctslab.search.az.AzSearch.gumbel_many`). With ``workers`` > 1
+   the games are shared among that many processes (spawned once), each with its own seed.
 2. **Replay buffer.** The last ``buffer`` samples; a sample drawn for learning is mapped by one of
    the game's symmetries, drawn uniformly (data augmentation, :mod:`mctslab.games.symmetry`).
 3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
@@ -129,8 +130,8 @@ def self_play(
         for tree in trees:
             search.noise_root(tree)  # a reused root; a fresh one gets its noise when expanded
         roots = [states[i].array.copy() for i in active]
-        if cfg.gumbel:  # one tree at a time: sequential halving plans each tree's simulations
-            chosen = [search.gumbel(t, r, cfg.sims) for t, r in zip(trees, roots, strict=True)]
+        if cfg.gumbel:  # every game's sequential halving together, leaves batched
+            chosen = search.gumbel_many(trees, roots, cfg.sims)
         else:
             search.run(trees, roots, cfg.sims)
         for j, (tree, i) in enumerate(zip(trees, active, strict=True)):

@@ -25,6 +25,7 @@ visited child (ties: the better mean, then the lower action).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
@@ -200,39 +201,67 @@ class AzSearch:
     def gumbel(
         self, tree: AzTree, root: np.ndarray, sims: int, g: np.ndarray | None = None
     ) -> tuple[int, np.ndarray]:
-        """Gumbel AlphaZero at the root (:mod:`mctslab.search.gumbel`): evaluate the root, take
-        the ``gumbel_m`` best actions by ``g + logits`` (``g`` drawn from Gumbel(0, 1) times
-        ``gumbel_scale`` unless given, one per root child), spend the other ``sims - 1``
-        simulations on them by sequential halving (below the root, Gumbel's deterministic selection,
-        :func:`mctslab.search.az_tree.select_gumbel`), and return the chosen root child (a node)
-        and the improved policy over the root's children."""
+        """Gumbel AlphaZero at the root of one tree (:meth:`gumbel_many` with one tree): the
+        chosen root child (a node) and the improved policy over the root's children."""
+        return self.gumbel_many([tree], [root], sims, None if g is None else [g])[0]
+
+    def gumbel_many(
+        self,
+        trees: list[AzTree],
+        roots: list[np.ndarray],
+        sims: int,
+        gs: list[np.ndarray] | None = None,
+    ) -> list[tuple[int, np.ndarray]]:
+        """Gumbel AlphaZero at the root (:mod:`mctslab.search.gumbel`) of each tree: evaluate
+        the root, take the ``gumbel_m`` best actions by ``g + logits`` (``g`` drawn from
+        Gumbel(0, 1) times ``gumbel_scale`` unless given, one per root child), spend the other
+        ``sims - 1`` simulations on them by sequential halving (below the root, Gumbel's
+        deterministic selection, :func:`mctslab.search.az_tree.select_gumbel`), and return per
+        tree the chosen root child (a node) and the improved policy over the root's children.
+
+        The trees go through their phases together: each round takes up to ``batch`` forced
+        descents from every tree still in the phase, and their leaves go to the network in one
+        call (self-play's many games). A tree's simulations and result are those it gets alone:
+        its rounds hold the same descents, and the trees share nothing but the network call."""
         c = self.config
-        if tree.first_child[0] < 0:
-            self.run([tree], [root], 1)
-        first, k = int(tree.first_child[0]), int(tree.num_children[0])
-        logits = np.log(np.maximum(tree.prior[first : first + k], 1e-30))
-        if g is None:
-            g = c.gumbel_scale * self.rng.gumbel(size=k)
-        base = g + logits
-        m = min(c.gumbel_m, k)
-        remaining = [int(i) for i in np.argsort(-base, kind="stable")[:m]]
-        left = sims - 1
-        total = gumbel.phases(m)
-        for phase in range(total):
-            if left <= 0:
-                break
-            per = max(1, (left // (total - phase)) // len(remaining))
-            forced = [first + i for i in remaining for _ in range(per)][:left]
-            for at in range(0, len(forced), c.batch):
-                self._round([(tree, root, f) for f in forced[at : at + c.batch]])
-            left -= len(forced)
-            if len(remaining) > 1:
-                remaining = gumbel.halve(base + self._sigma(tree), remaining)
-        score = base + self._sigma(tree)
-        best = max(remaining, key=lambda i: score[i])
-        _, visits, q, priors = root_children(tree)
-        cq = gumbel.completed_q(q, visits, priors, float(tree.value0[0]))
-        return first + best, gumbel.improved_policy(logits, cq, visits, c.c_visit, c.c_scale)
+        fresh = [(t, r) for t, r in zip(trees, roots, strict=True) if t.first_child[0] < 0]
+        if fresh:
+            self._round([(t, r, -1) for t, r in fresh])
+        plans = []
+        for j, tree in enumerate(trees):
+            first, k = int(tree.first_child[0]), int(tree.num_children[0])
+            logits = np.log(np.maximum(tree.prior[first : first + k], 1e-30))
+            g = gs[j] if gs is not None else c.gumbel_scale * self.rng.gumbel(size=k)
+            base = g + logits
+            m = min(c.gumbel_m, k)
+            remaining = [int(i) for i in np.argsort(-base, kind="stable")[:m]]
+            plans.append(_GumbelPlan(first, logits, base, remaining, sims - 1, gumbel.phases(m)))
+        for phase in range(max(p.phases for p in plans)):
+            forced = []
+            for p in plans:
+                if phase >= p.phases or p.left <= 0:
+                    forced.append([])
+                    continue
+                per = max(1, (p.left // (p.phases - phase)) // len(p.remaining))
+                forced.append([p.first + i for i in p.remaining for _ in range(per)][: p.left])
+                p.left -= len(forced[-1])
+            for at in range(0, max(map(len, forced)), c.batch):
+                self._round(
+                    [(t, r, f) for t, r, fs in zip(trees, roots, forced, strict=True)
+                     for f in fs[at : at + c.batch]]
+                )  # fmt: skip
+            for tree, p, fs in zip(trees, plans, forced, strict=True):
+                if fs and len(p.remaining) > 1:
+                    p.remaining = gumbel.halve(p.base + self._sigma(tree), p.remaining)
+        out = []
+        for tree, p in zip(trees, plans, strict=True):
+            score = p.base + self._sigma(tree)
+            best = max(p.remaining, key=lambda i: score[i])
+            _, visits, q, priors = root_children(tree)
+            cq = gumbel.completed_q(q, visits, priors, float(tree.value0[0]))
+            policy = gumbel.improved_policy(p.logits, cq, visits, c.c_visit, c.c_scale)
+            out.append((p.first + best, policy))
+        return out
 
     def _sigma(self, tree: AzTree) -> np.ndarray:
         """sigma of the root children's completed Q (win-rate scale)."""
@@ -269,6 +298,19 @@ class AzSearch:
         out = result(tree, sims, time.perf_counter() - start)
         out.reused_fraction = kept
         return out
+
+
+@dataclasses.dataclass
+class _GumbelPlan:
+    """One tree's sequential halving (:meth:`AzSearch.gumbel_many`): its root's first child,
+    logits, ``g + logits``, the actions still considered, simulations left and phases."""
+
+    first: int
+    logits: np.ndarray
+    base: np.ndarray
+    remaining: list[int]
+    left: int
+    phases: int
 
 
 def _returns(v: float, player: int) -> np.ndarray:

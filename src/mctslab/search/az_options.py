@@ -51,14 +51,14 @@ AZ_OPTIONS: tuple[Option, ...] = (
            "halving (needs sims)", source=_GUMBEL, attr="gumbel"),
     Option("gumbel_m", int, 8, "gumbel: actions considered at the root (the paper's 16 in "
            "self-play; 8 measured stronger when playing at 16 simulations, docs/alphazero.md)",
-           ge=1, source=_GUMBEL, attr="gumbel_m"),
+           ge=1, source=_GUMBEL, attr="gumbel_m", only_with="gumbel"),
     Option("c_visit", float, 50.0, "gumbel: sigma(q) = (c_visit + max N) * c_scale * q", ge=0,
-           source=_GUMBEL, attr="c_visit"),
+           source=_GUMBEL, attr="c_visit", only_with="gumbel"),
     Option("c_scale", float, 1.0, "gumbel: the scale of sigma", gt=0, source=_GUMBEL,
-           attr="c_scale"),
+           attr="c_scale", only_with="gumbel"),
     Option("gumbel_scale", float, 0.0, "gumbel: the scale of the root's Gumbel draws (0: "
            "the top logits, no sampling, measured stronger when playing; self-play always 1)",
-           ge=0, source=_MCTX, attr="gumbel_scale"),
+           ge=0, source=_MCTX, attr="gumbel_scale", only_with="gumbel"),
     Option("seed", int, None, "random seed", ge=0, optional=True),
     Option("noise_alpha", float, 0.3, "self-play: Dirichlet alpha of the root noise", gt=0,
            source=_AZ, attr="noise_alpha", spec=False),

@@ -74,6 +74,9 @@ class Option:
     value (:data:`FORMULAS`).
     ``canonical``: ``always`` in the canonical spec string, or only when ``changed`` from the
     default (the enhancement keys, so that the strings of older agents stay as they were).
+    ``only_with``: the boolean key of the mode this key belongs to (``gumbel`` for the Gumbel
+    keys of ``az``); the canonical string lists the key only while that mode is on, so agents
+    without the mode keep their strings when the mode's defaults change.
     """
 
     name: str
@@ -90,6 +93,7 @@ class Option:
     attr: str | None = None
     spec: bool = True
     canonical: Literal["always", "changed"] = "always"
+    only_with: str = ""
     shown_default: str = ""
 
     @property

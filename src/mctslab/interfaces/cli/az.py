@@ -38,12 +38,15 @@ def net_options(fn):
 
 def self_play_options(fn):
     """The options of a self-play set-up, shared by ``train az`` (where they set a new run; a
-    resumed run keeps its own) and ``bench az``: network size, simulations, games together."""
+    resumed run keeps its own) and ``bench az``: network size, simulations, games together,
+    PUCT or Gumbel."""
     return net_options(_apply(fn, (
         click.option("--sims", default=50, show_default=True, type=click.IntRange(2, 100_000),
                      help="self-play simulations per move"),
         click.option("--games", default=32, show_default=True, type=click.IntRange(1, 100_000),
                      help="self-play games played together (an iteration's)"),
+        click.option("--gumbel", is_flag=True,
+                     help="Gumbel AlphaZero self-play with completed-Q policy targets"),
     )))  # fmt: skip
 
 
@@ -102,11 +105,6 @@ def self_play_options(fn):
     "--eval-against", default="mcts(sims=1000)", show_default=True,
     help="the agent each network is measured against (besides the best network so far)",
 )  # fmt: skip
-@click.option(
-    "--gumbel",
-    is_flag=True,
-    help="Gumbel AlphaZero self-play with completed-Q policy targets (a new run only)",
-)
 @click.option(
     "--reuse/--no-reuse",
     default=True,
@@ -218,13 +216,15 @@ def bench_connect_four(agent_spec, positions, seed, as_json):
 @self_play_options
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def bench_az(game_spec, blocks, channels, sims, games, workers, as_json):
+def bench_az(game_spec, blocks, channels, sims, games, gumbel, workers, as_json):
     """Self-play throughput of mctslab train az: positions and simulations per second of one
     round of GAMES games with an untrained network (after a warm-up game)."""
     _require_torch()
     from mctslab.harness.az_train import TrainConfig, throughput
 
-    cfg = TrainConfig(game=game_spec, blocks=blocks, channels=channels, sims=sims, games=games)
+    cfg = TrainConfig(
+        game=game_spec, blocks=blocks, channels=channels, sims=sims, games=games, gumbel=gumbel
+    )
     result = throughput(cfg, workers)
     if as_json:
         click.echo(json.dumps(result))
@@ -232,7 +232,8 @@ def bench_az(game_spec, blocks, channels, sims, games, workers, as_json):
     click.echo(
         f"{result['game']}: {result['positions']} positions in {result['seconds']:.1f} s, "
         f"{result['positions_per_second']:,.0f} positions/s, "
-        f"{result['simulations_per_second']:,.0f} simulations/s ({sims} sims a move, "
+        f"{result['simulations_per_second']:,.0f} simulations/s ({sims} sims a move"
+        f"{', Gumbel' if gumbel else ''}, "
         f"{workers} worker(s), {blocks} blocks x {channels} channels)"
     )
 
