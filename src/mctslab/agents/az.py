@@ -74,12 +74,7 @@ class AzAgent(Agent):
         (so that keys added later leave older agents' strings as they were) and those of a mode
         that is off (``only_with``: the Gumbel keys of a PUCT agent)."""
         keys = super().canonical(params, game)
-        return {
-            k: v
-            for k, v in keys.items()
-            if not (AZ_KEYS[k].canonical == "changed" and v == AZ_KEYS[k].default)
-            and not (AZ_KEYS[k].only_with and not keys[AZ_KEYS[k].only_with])
-        }
+        return {k: v for k, v in keys.items() if not AZ_KEYS[k].omitted(v, keys)}
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self.searcher.search(state, budget or self.budget)

@@ -100,6 +100,12 @@ class Option:
     def per_formula(self) -> bool:
         return isinstance(self.default, Mapping)
 
+    def omitted(self, value: Any, keys: Mapping[str, Any]) -> bool:
+        """Whether a canonical spec string leaves this key out: ``changed`` and at its default,
+        or its mode (``only_with``, read from ``keys``) off."""
+        at_default = self.canonical == "changed" and value == self.default
+        return at_default or bool(self.only_with and not keys[self.only_with])
+
     def default_for(self, formula: str) -> Any:
         return self.default[formula] if self.per_formula else self.default
 
@@ -479,7 +485,7 @@ def canonical_keys(values: Mapping[str, Any], game: str | None = None) -> dict[s
         value = values[key]
         if option.per_formula and value is None:
             value = option.default_for(values["formula"])
-        if option.canonical == "changed" and value == option.default and key not in preset:
+        if option.omitted(value, values) and key not in preset:
             continue
         keys[key] = value
     return keys
