@@ -23,7 +23,10 @@ from mctslab.harness.az_train import (  # noqa: E402
     SELF_PLAY_GUMBEL_M,
     TrainConfig,
     Trainer,
+    _worker_play,
+    cpu_weights,
     unpack_buffer,
+    worker_jobs,
 )
 from mctslab.search import az_net  # noqa: E402
 from mctslab.search.az_options import AzConfig  # noqa: E402
@@ -89,6 +92,33 @@ def test_a_resumed_run_is_the_run_that_did_not_stop(tmp_path):
     resumed = Trainer(cfg, tmp_path / "b")  # reads the checkpoint
     assert resumed.iteration == 1
     resumed.iterate()
+    for (k, a), b in zip(straight.net.state_dict().items(), resumed.net.state_dict().values(),
+                         strict=True):  # fmt: skip
+        assert torch.equal(a, b), k
+    assert np.array_equal(straight.buffer.data["pi"], resumed.buffer.data["pi"])
+
+
+def test_overlapped_self_play_plays_the_network_before_learning_and_resumes_exactly(tmp_path):
+    cfg = TrainConfig(game="nim(n=12,k=3)", overlap=True, **TINY)
+    straight = Trainer(cfg, tmp_path / "a")
+    untrained = cpu_weights(straight.net)
+    straight.iterate()
+    # the second iteration's games went out before the first learning: the untrained network
+    ahead = straight.ahead
+    assert all(torch.equal(untrained[k], v) for k, v in ahead["net"].items())
+    assert not all(torch.equal(untrained[k], v) for k, v in cpu_weights(straight.net).items())
+    played = _worker_play(worker_jobs(cfg, straight.net, 1, ahead["seed"] * 1000, ahead["net"])[0])
+    first_rows = straight.buffer.at
+    straight.iterate()
+    straight.close()
+    assert np.array_equal(straight.buffer.data["pi"][first_rows : straight.buffer.at], played["pi"])
+    assert np.array_equal(straight.buffer.data["z"][first_rows : straight.buffer.at], played["z"])
+    stopped = Trainer(cfg, tmp_path / "b")
+    stopped.iterate()
+    stopped.close()  # the games in flight are dropped; the checkpoint describes them
+    resumed = Trainer(cfg, tmp_path / "b")
+    resumed.iterate()
+    resumed.close()
     for (k, a), b in zip(straight.net.state_dict().items(), resumed.net.state_dict().values(),
                          strict=True):  # fmt: skip
         assert torch.equal(a, b), k

@@ -15,6 +15,13 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    improved policy (:mod:`mctslab.search.gumbel`); the games' sequential halvings run together,
    their leaves batched (:meth:`~mctslab.search.az.AzSearch.gumbel_many`). With ``workers`` > 1
    the games are shared among that many processes (spawned once), each with its own seed.
+   With ``overlap`` the worker processes play the *next* iteration's games while the learner
+   (step 3) learns from this one's, so self-play and learning share the cores instead of
+   taking turns; those games are played by the network as it was before this iteration's
+   learning, one iteration behind (the actors of Silver et al. 2018 play whatever network the
+   learner last published; here the lag is fixed, so a seeded run stays reproducible). The
+   games in flight are described in the checkpoint (their seed and network), so a resumed run
+   plays them again exactly.
 2. **Replay buffer.** The last ``buffer`` samples; a sample drawn for learning is mapped by one of
    the game's symmetries, drawn uniformly (data augmentation, :mod:`mctslab.games.symmetry`).
 3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
@@ -44,7 +51,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +97,8 @@ class TrainConfig:
     gumbel: bool = False
     #: keep the subtree of the move played for the game's next search (not with ``gumbel``)
     reuse: bool = True
+    #: the next iteration's self-play runs while the learner learns (module docstring)
+    overlap: bool = False
     seed: int = 0
     #: evaluation (:mod:`mctslab.harness.az_eval`): games per match, 0 for none
     eval_games: int = 0
@@ -174,10 +183,19 @@ def self_play(
     }
 
 
-def worker_jobs(cfg: TrainConfig, net: az_net.AzNet, workers: int, seed: int) -> list[tuple]:
+def cpu_weights(net: az_net.AzNet) -> dict[str, torch.Tensor]:
+    """A copy of ``net``'s weights on the CPU (what a worker process is sent)."""
+    return {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+
+
+def worker_jobs(
+    cfg: TrainConfig, net: az_net.AzNet, workers: int, seed: int,
+    weights: dict[str, torch.Tensor] | None = None,
+) -> list[tuple]:  # fmt: skip
     """The self-play of ``cfg.games`` games shared among ``workers`` processes: one job per
-    worker for :func:`_worker_play`, worker ``w`` seeded ``seed + w``."""
-    weights = {k: v.cpu() for k, v in net.state_dict().items()}
+    worker for :func:`_worker_play`, worker ``w`` seeded ``seed + w``, playing ``weights``
+    (by default ``net``'s own)."""
+    weights = cpu_weights(net) if weights is None else weights
     shares = [cfg.games // workers + (w < cfg.games % workers) for w in range(workers)]
     shape = dataclasses.asdict(net.shape)
     return [(cfg, shape, weights, n, seed + w) for w, n in enumerate(shares) if n]
@@ -339,6 +357,9 @@ class Trainer:
                 for group in self.opt.param_groups:
                     group["lr"] = lr
                 self.lr_schedule.append({"iteration": self.iteration, "lr": lr})
+        #: with ``overlap``: the seed and network of the next iteration's self-play (in flight)
+        self.ahead: dict[str, Any] | None = None if ck is None else ck.get("ahead")
+        self._pending: list[Future] | None = None
         self.symmetries = self.game.symmetries()
         self._pool: ProcessPoolExecutor | None = None
 
@@ -352,11 +373,33 @@ class Trainer:
         parts = list(self._pool.map(_worker_play, jobs))
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
+    def _submit(self, ahead: dict[str, Any]) -> None:
+        """Start the self-play ``ahead`` describes in the worker processes (``overlap``)."""
+        if self._pool is None:
+            self._pool = process_pool(self.workers, "spawn")
+        jobs = worker_jobs(self.cfg, self.net, self.workers, ahead["seed"] * 1000, ahead["net"])
+        self._pending = [self._pool.submit(_worker_play, job) for job in jobs]
+
+    def _overlapped_self_play(self) -> dict[str, np.ndarray]:
+        """This iteration's samples, played while the last iteration learnt (started now if
+        nothing is in flight: a run's first iteration, or a resumed one), and the next
+        iteration's self-play started with the network as it is before this learning."""
+        if self.ahead is None:
+            self.ahead = {"seed": int(self.rng.integers(2**62)), "net": cpu_weights(self.net)}
+        if self._pending is None:
+            self._submit(self.ahead)
+        parts = [f.result() for f in self._pending]
+        self.ahead = {"seed": int(self.rng.integers(2**62)), "net": cpu_weights(self.net)}
+        self._submit(self.ahead)
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
     def iterate(self) -> dict[str, float]:
         """One iteration (module docstring), checkpointed at its end."""
         t0 = time.perf_counter()
-        seed = int(self.rng.integers(2**62))
-        samples = self._self_play(seed)
+        if self.cfg.overlap:
+            samples = self._overlapped_self_play()
+        else:
+            samples = self._self_play(int(self.rng.integers(2**62)))
         t1 = time.perf_counter()
         self.buffer.add(samples)
         losses = [
@@ -367,10 +410,14 @@ class Trainer:
         self.iteration += 1
         self.games += self.cfg.games
         self.steps += self.cfg.steps
-        self.seconds += time.perf_counter() - t0
+        t2 = time.perf_counter()
+        self.seconds += t2 - t0
+        # self-play's positions a second: over its own time, or (overlapped with learning) over
+        # the iteration's
+        played = (t2 if self.cfg.overlap else t1) - t0
         self.last = {
             "positions": float(len(samples["z"])),
-            "positions_per_second": len(samples["z"]) / max(t1 - t0, 1e-9),
+            "positions_per_second": len(samples["z"]) / max(played, 1e-9),
             "policy_loss": float(np.mean([p for p, _ in losses])),
             "value_loss": float(np.mean([v for _, v in losses])),
         }
@@ -412,6 +459,7 @@ class Trainer:
             "evaluations": self.evaluations,
             "best": self.best,
             "lr_schedule": self.lr_schedule,
+            "ahead": self.ahead,
         }
         az_net.save(self.out / CHECKPOINT, payload)
         az_net.save(
@@ -460,9 +508,15 @@ class Trainer:
                 if report is not None:
                     report(self)
         finally:
-            if self._pool is not None:
-                self._pool.shutdown()
-                self._pool = None
+            self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes; self-play in flight is dropped (the checkpoint describes
+        it, so a resumed run plays it again)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+        self._pending = None
 
 
 def throughput(cfg: TrainConfig, workers: int = 1) -> dict[str, Any]:

@@ -113,6 +113,12 @@ def self_play_options(fn):
     "added again (not with --gumbel; a new run only)",
 )
 @click.option(
+    "--overlap",
+    is_flag=True,
+    help="the worker processes play the next iteration's games while the learner learns, "
+    "with the network one iteration behind (a new run only; --workers 1 on 2 cores)",
+)
+@click.option(
     "--seed",
     default=0,
     show_default=True,
@@ -121,7 +127,7 @@ def self_play_options(fn):
 )
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
-    eval_games, eval_every, eval_sims, eval_against, gumbel, reuse, seed,
+    eval_games, eval_every, eval_sims, eval_against, gumbel, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
@@ -143,6 +149,7 @@ def train_az(
         steps=learn_steps,
         gumbel=gumbel,
         reuse=reuse,
+        overlap=overlap,
         seed=seed,
         eval_games=eval_games,
         eval_every=eval_every,
