@@ -174,6 +174,10 @@ def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch):
     assert re.search(
         r"\| 1 \| 6 \| .* \| 99% \| (agrees|same direction|differs) \| [0-9,]+ ·", page
     )
+    # named experiments alone are printed: the whole page is never replaced by a part of it
+    res = CliRunner().invoke(main, ["experiment", "report", "tiny"])
+    assert res.exit_code == 0 and "experiments/games/tiny.jsonl.gz" in res.output
+    assert not (tmp_path / "docs").exists()
     # a rerun on a fresh checkout resumes from the export instead of replaying
     res = CliRunner().invoke(main, run)
     assert "resuming from the committed games" in res.output

@@ -450,6 +450,10 @@ def experiment_run(name, scale, db, out, n_games, seed, workers, backend, addres
                 click.echo(f"{n} games exported to {export}")
 
 
+#: where ``mctslab experiment report`` writes the page of every experiment
+REPRODUCTION_PAGE = "docs/reproduction.md"
+
+
 @experiment.command("report")
 @click.argument("names", nargs=-1)
 @click.option(
@@ -460,13 +464,20 @@ def experiment_run(name, scale, db, out, n_games, seed, workers, backend, addres
     help="the scale whose games each cell counts",
 )
 @click.option("--results", default="results", show_default=True, help="folder of the databases")
-@click.option("--out", default="docs/reproduction.md", show_default=True, help="the page")
+@click.option(
+    "--out",
+    default=None,
+    help=f"the page's file, - for standard output [default: {REPRODUCTION_PAGE} for all "
+    "experiments, - when NAMES are given, so that a page of some never replaces the whole]",
+)
 def experiment_report(names, scale, results, out):
     """Write the reproduction page: every source table beside ours with a verdict per cell,
     from the games in RESULTS/NAME.sqlite, else the committed experiments/games/NAME.jsonl.gz
     (NAMES: the experiments, default all). Plays nothing."""
     from mctslab.harness.experiments import archive, reproduction, spec
 
+    if out is None:
+        out = "-" if names else REPRODUCTION_PAGE
     chosen = list(names) or spec.list_names()
     for name in chosen:
         spec.find(name)
@@ -477,12 +488,17 @@ def experiment_report(names, scale, results, out):
         archive.FOLDER,
         archive.FOLDER.parent / "reproduction-notes.md",
     )
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(text + "\n")
-    click.echo(
-        f"{out}: {counts['agrees']} cells agree, {counts['same direction']} same direction, "
+    verdicts = (
+        f"{counts['agrees']} cells agree, {counts['same direction']} same direction, "
         f"{counts['differs']} differ"
     )
+    if out == "-":
+        click.echo(text)
+        click.echo(verdicts, err=True)
+        return
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(text + "\n")
+    click.echo(f"{out}: {verdicts}")
 
 
 def _run_experiment(exp, store, db, out_dir, workers, backend, address, n_games, seed, command):
