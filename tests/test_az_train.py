@@ -141,6 +141,23 @@ def test_a_resumed_run_takes_a_new_learning_rate_and_records_it(tmp_path):
     assert again.opt.param_groups[0]["lr"] == cfg.lr / 10 and again.lr_schedule == schedule
 
 
+def test_a_step_schedule_drops_the_rate_at_its_iterations_also_across_a_resume(tmp_path):
+    cfg = TrainConfig(game="nim(n=12,k=3)", lr_drops=(1, 3), **TINY)
+    t = Trainer(cfg, tmp_path)
+    t.iterate()
+    assert t.opt.param_groups[0]["lr"] == cfg.lr
+    t.iterate()  # the second iteration learns at a tenth
+    assert t.opt.param_groups[0]["lr"] == pytest.approx(cfg.lr / 10)
+    resumed = Trainer(TrainConfig(game="nim(n=12,k=3)"), tmp_path)  # the run's own schedule
+    resumed.iterate()
+    assert resumed.opt.param_groups[0]["lr"] == pytest.approx(cfg.lr / 10)
+    resumed.iterate()
+    assert resumed.opt.param_groups[0]["lr"] == pytest.approx(cfg.lr / 100)
+    card = json.loads((tmp_path / CARD).read_text())
+    assert [e["iteration"] for e in card["lr_schedule"]] == [0, 1, 3]
+    assert card["config"]["lr_drops"] == [1, 3]
+
+
 def test_the_checkpoint_keeps_the_buffer_compressed_and_exact(tmp_path):
     t = Trainer(TrainConfig(game="connect_four(rows=4,cols=5,connect=3)", **TINY), tmp_path)
     t.iterate()

@@ -26,9 +26,10 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    the game's symmetries, drawn uniformly (data augmentation, :mod:`mctslab.games.symmetry`).
 3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
    ``(z - v)^2 - pi . log p`` (weight decay ``weight_decay`` as the L2 term), learning rate
-   ``lr``. A resumed run may be given another learning rate (a step schedule by hand, such as
-   the drop by 10 of Silver et al. 2018 late in training); each change is kept in the
-   checkpoint and the card (``lr_schedule``: the iteration from which each rate applies).
+   ``lr``, divided by 10 from each iteration of ``lr_drops`` on (the step schedule of Silver
+   et al. 2018). A resumed run may also be given another learning rate (a drop by hand); each
+   change is kept in the checkpoint and the card (``lr_schedule``: the iteration from which
+   each rate applies).
 4. **Evaluation** every ``eval_every`` iterations when ``eval_games`` > 0: matches against a
    pure MCTS agent and the best network so far, in the run's results database
    (:mod:`mctslab.harness.az_eval`).
@@ -90,6 +91,8 @@ class TrainConfig:
     batch: int = 128
     steps: int = 40
     lr: float = 1e-3
+    #: iterations from which the learning rate is divided by 10 (a step schedule)
+    lr_drops: tuple[int, ...] = ()
     weight_decay: float = 1e-4
     c_puct: float = 1.25
     noise_alpha: float = 0.3
@@ -353,10 +356,7 @@ class Trainer:
                 self.best = str(self.out / MODELS / Path(self.best).name)
             self.lr_schedule = ck.get("lr_schedule", self.lr_schedule)
             if lr is not None and lr != self.cfg.lr:
-                self.cfg = dataclasses.replace(self.cfg, lr=lr)
-                for group in self.opt.param_groups:
-                    group["lr"] = lr
-                self.lr_schedule.append({"iteration": self.iteration, "lr": lr})
+                self._set_lr(lr)
         #: with ``overlap``: the seed and network of the next iteration's self-play (in flight)
         self.ahead: dict[str, Any] | None = None if ck is None else ck.get("ahead")
         self._pending: list[Future] | None = None
@@ -393,8 +393,17 @@ class Trainer:
         self._submit(self.ahead)
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
+    def _set_lr(self, lr: float) -> None:
+        """The learning rate from this iteration on, recorded in ``lr_schedule``."""
+        self.cfg = dataclasses.replace(self.cfg, lr=lr)
+        for group in self.opt.param_groups:
+            group["lr"] = lr
+        self.lr_schedule.append({"iteration": self.iteration, "lr": lr})
+
     def iterate(self) -> dict[str, float]:
         """One iteration (module docstring), checkpointed at its end."""
+        if self.iteration in self.cfg.lr_drops:
+            self._set_lr(self.cfg.lr / 10)
         t0 = time.perf_counter()
         if self.cfg.overlap:
             samples = self._overlapped_self_play()

@@ -87,6 +87,11 @@ def self_play_options(fn):
     "rate from now on (recorded in the card's lr_schedule)",
 )  # fmt: skip
 @click.option(
+    "--lr-drop", "lr_drops", multiple=True, type=click.IntRange(1, 10**9),
+    help="divide the learning rate by 10 from this iteration on (repeat for more drops; "
+    "a new run only)",
+)  # fmt: skip
+@click.option(
     "--eval-games",
     default=0,
     show_default=True,
@@ -127,7 +132,7 @@ def self_play_options(fn):
 )
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
-    eval_games, eval_every, eval_sims, eval_against, gumbel, reuse, overlap, seed,
+    lr_drops, eval_games, eval_every, eval_sims, eval_against, gumbel, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
@@ -147,6 +152,7 @@ def train_az(
         sims=sims,
         games=games,
         steps=learn_steps,
+        lr_drops=tuple(sorted(set(lr_drops))),
         gumbel=gumbel,
         reuse=reuse,
         overlap=overlap,
