@@ -116,7 +116,9 @@ def test_overlapped_self_play_plays_the_network_before_learning_and_resumes_exac
     stopped = Trainer(cfg, tmp_path / "b")
     stopped.iterate()
     stopped.close()  # the games in flight are dropped; the checkpoint describes them
-    resumed = Trainer(cfg, tmp_path / "b")
+    resumed = Trainer(TrainConfig(game="nim(n=12,k=3)"), tmp_path / "b")  # the run's own
+    assert resumed.cfg.overlap
+    assert not Trainer(cfg, tmp_path / "b", overlap=False).cfg.overlap  # switched off
     resumed.iterate()
     resumed.close()
     for (k, a), b in zip(straight.net.state_dict().items(), resumed.net.state_dict().values(),

@@ -291,10 +291,13 @@ class Trainer:
     """A training run in a folder: starts fresh, or resumes from its checkpoint."""
 
     def __init__(
-        self, cfg: TrainConfig, out: str | Path, workers: int = 1, lr: float | None = None
-    ):
+        self, cfg: TrainConfig, out: str | Path, workers: int = 1, lr: float | None = None,
+        overlap: bool | None = None,
+    ):  # fmt: skip
         """``lr``: the learning rate from now on (a new run's ``cfg.lr``, or a resumed run's
-        new rate); None keeps ``cfg.lr`` for a new run and the run's own for a resumed one."""
+        new rate); None keeps ``cfg.lr`` for a new run and the run's own for a resumed one.
+        ``overlap`` likewise (how self-play is scheduled, like ``workers``: a resumed run may
+        change it)."""
         self.out = Path(out)
         self.workers = workers
         path = self.out / CHECKPOINT
@@ -321,9 +324,14 @@ class Trainer:
                     "use another --out folder"
                 )
             self.cfg = TrainConfig(**ck["config"])
+            if overlap is not None:
+                self.cfg = dataclasses.replace(self.cfg, overlap=overlap)
         else:
             ck = None
-            self.cfg = dataclasses.replace(cfg, game=spec, lr=cfg.lr if lr is None else lr)
+            self.cfg = dataclasses.replace(
+                cfg, game=spec, lr=cfg.lr if lr is None else lr,
+                overlap=cfg.overlap if overlap is None else overlap,
+            )  # fmt: skip
         torch.manual_seed(self.cfg.seed)
         shape = az_net.shape_for(self.game, self.cfg.blocks, self.cfg.channels, self.cfg.hidden)
         self.net = az_net.AzNet(shape).to(az_net.device())

@@ -118,10 +118,11 @@ def self_play_options(fn):
     "added again (not with --gumbel; a new run only)",
 )
 @click.option(
-    "--overlap",
-    is_flag=True,
+    "--overlap/--no-overlap",
+    default=None,
     help="the worker processes play the next iteration's games while the learner learns, "
-    "with the network one iteration behind (a new run only; --workers 1 on 2 cores)",
+    "with the network one iteration behind (--workers 1 on 2 cores); a resumed run keeps "
+    "its own unless given  [new run: no overlap]",
 )
 @click.option(
     "--seed",
@@ -137,7 +138,7 @@ def train_az(
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it, keeping the settings it started with (all but --minutes,
-    --steps, --workers and --lr). Without --minutes or --steps it trains 10 minutes."""
+    --steps, --workers, --lr and --overlap). Without --minutes or --steps it trains 10 minutes."""
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -155,14 +156,13 @@ def train_az(
         lr_drops=tuple(sorted(set(lr_drops))),
         gumbel=gumbel,
         reuse=reuse,
-        overlap=overlap,
         seed=seed,
         eval_games=eval_games,
         eval_every=eval_every,
         eval_sims=eval_sims,
         eval_against=eval_against,
     )
-    trainer = Trainer(cfg, out, workers=workers, lr=lr)
+    trainer = Trainer(cfg, out, workers=workers, lr=lr, overlap=overlap)
     if trainer.iteration:
         click.echo(
             f"resuming {out}: iteration {trainer.iteration}, {trainer.games:,} games, "
