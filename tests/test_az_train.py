@@ -1,6 +1,7 @@
 """AlphaZero training: Nim's theory learnt by self-play, resume after a kill, determinism, and
 the trained network played by the az agent."""
 
+import dataclasses
 import json
 import os
 import signal
@@ -25,6 +26,7 @@ from mctslab.harness.az_train import (  # noqa: E402
     Trainer,
     _worker_play,
     cpu_weights,
+    self_play,
     unpack_buffer,
     worker_jobs,
 )
@@ -80,6 +82,27 @@ def test_nim_self_play_learns_the_theory(tmp_path):
         result = agent.search(state)
         assert result.action == best and len(result.priors) == 3
         assert result.network_value is not None and result.network_value > 0
+
+
+def test_value_mix_trains_the_value_on_the_searchs_value_of_the_position():
+    """nim(n=20,k=3), 32 simulations: MCTS-Solver proves the positions of a few counters, so with
+    ``value_mix=1`` their targets are Nim's theory (the mover wins iff n mod 4 != 0); those of
+    many counters are the search's mean values, strictly inside (-1, 1), where outcomes are
+    +-1. The same games either way; ``value_mix=0.5`` halves the difference."""
+    game = mctslab.load_game("nim(n=20,k=3)")
+    torch.manual_seed(0)
+    cfg = TrainConfig(game=game.spec.spec_string, **{**TINY, "sims": 32, "games": 8})
+    net = az_net.AzNet(az_net.shape_for(game, 1, 8, 16)).eval()
+    outcome = self_play(game, net, cfg, 8, seed=1)
+    mixed = self_play(game, net, dataclasses.replace(cfg, value_mix=1.0), 8, seed=1)
+    assert np.array_equal(mixed["pi"], outcome["pi"])  # the same games
+    assert set(outcome["z"].tolist()) <= {-1.0, 1.0}
+    counters = mixed["obs"].reshape(len(mixed["z"]), -1).argmax(1)
+    few = counters <= 4
+    assert few.any() and np.array_equal(mixed["z"][few], np.where(counters[few] % 4, 1.0, -1.0))
+    assert np.all(np.abs(mixed["z"][counters == 20]) < 1)
+    half = self_play(game, net, dataclasses.replace(cfg, value_mix=0.5), 8, seed=1)
+    assert np.allclose(half["z"], (outcome["z"] + mixed["z"]) / 2)
 
 
 def test_a_resumed_run_is_the_run_that_did_not_stop(tmp_path):

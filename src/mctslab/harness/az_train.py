@@ -5,7 +5,13 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
 1. **Self-play.** ``games`` games advance together, the current network guiding
    :class:`~mctslab.search.az.AzSearch` (``sims`` simulations a move, root Dirichlet noise). Each
    position yields a sample: the observation, the legal mask, the search's policy (root visit
-   counts, normalised) and, once the game ends, the outcome ``z`` for the player who was to move.
+   counts, normalised) and, once the game ends, the outcome ``z`` for the player who was to move;
+   with ``value_mix`` = λ > 0 the value target is ``(1 - λ) z + λ q``, ``q`` the search's value
+   of the position (:func:`~mctslab.search.az.root_value`; ±1 where MCTS-Solver proved it):
+   Oracle Developers' "Lessons from AlphaZero (part 4): Improving the training target" (2018)
+   found the average of ``z`` and ``q`` (λ = 1/2) better than ``z`` on Connect Four, as did
+   Willemsen, Baier and Kaisers ("Value targets in off-policy AlphaZero: a new greedy backup",
+   Neural Computing and Applications 2021) for their soft-Z and greedy-backup targets.
    A move is drawn in proportion to the visit counts for the first ``temp_moves`` moves of a game
    (temperature 1), then the most visited (MCTS-Solver's verdicts applied to the visits:
    :func:`mctslab.search.az.playable_visits`). With ``reuse`` a game's next search starts in the
@@ -65,7 +71,13 @@ from mctslab.games.base import Game
 from mctslab.games.registry import load_game
 from mctslab.harness.pools import process_pool
 from mctslab.search import az_net, az_tree
-from mctslab.search.az import AzSearch, check_game, playable_visits, root_children
+from mctslab.search.az import (
+    AzSearch,
+    check_game,
+    playable_visits,
+    root_children,
+    root_value,
+)
 from mctslab.search.az_options import AzConfig
 
 CHECKPOINT = "checkpoint.pt"
@@ -93,6 +105,8 @@ class TrainConfig:
     lr: float = 1e-3
     #: iterations from which the learning rate is divided by 10 (a step schedule)
     lr_drops: tuple[int, ...] = ()
+    #: the value target's weight of the search's value (module docstring, step 1); 0: ``z``
+    value_mix: float = 0.0
     weight_decay: float = 1e-4
     c_puct: float = 1.25
     noise_alpha: float = 0.3
@@ -163,7 +177,7 @@ def self_play(
                     move = int(actions[np.lexsort((-priors, -weights))[0]])
             records[i].append(
                 (game.observation(state.array), game.legal_mask(state.array), pi,
-                 state.current_player())
+                 state.current_player(), root_value(tree))
             )  # fmt: skip
             state.apply_action(move)
             child = az_tree.child_by_action(tree, 0, move) if reuse else -1
@@ -171,13 +185,14 @@ def self_play(
                 kept[i] = search.subtree(tree, child, search.capacity(cfg.sims))[0]
         active = [i for i in active if not states[i].is_terminal()]
     obs, masks, pis, zs = [], [], [], []
+    mix = cfg.value_mix
     for state, rec in zip(states, records, strict=True):
         returns = state.returns()
-        for o, m, p, player in rec:
+        for o, m, p, player, q in rec:
             obs.append(o)
             masks.append(m)
             pis.append(p)
-            zs.append(returns[player])
+            zs.append((1 - mix) * returns[player] + mix * q)
     return {
         "obs": np.stack(obs),
         "mask": np.stack(masks),

@@ -333,6 +333,17 @@ def root_children(tree: AzTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return tree.action[sl].copy(), visits, q, tree.prior[sl].copy()
 
 
+def root_value(tree: AzTree) -> float:
+    """The search's value of the root for its player to move, in [-1, 1]: +1 or -1 when
+    MCTS-Solver proved it, else its children's mean values weighted by their visits (the
+    network's value when nothing was visited)."""
+    if tree.proven[0] != 0:
+        return float(np.sign(tree.proven[0]))
+    _, visits, q, _ = root_children(tree)
+    n = visits.sum()
+    return float((visits * q).sum() / n) if n > 0 else float(tree.value0[0])
+
+
 def playable_visits(tree: AzTree) -> np.ndarray:
     """The root children's visits (node order) with MCTS-Solver's verdicts applied: only the
     proven wins' when the root is a proven win, the proven losses' zeroed while another child is

@@ -87,6 +87,11 @@ def self_play_options(fn):
     "rate from now on (recorded in the card's lr_schedule)",
 )  # fmt: skip
 @click.option(
+    "--value-mix", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+    help="the value target (1 - MIX) z + MIX q: the game's outcome z mixed with the search's "
+    "value q of the position (0.5: Connect Four's 'average of z and q'; a new run only)",
+)  # fmt: skip
+@click.option(
     "--lr-drop", "lr_drops", multiple=True, type=click.IntRange(1, 10**9),
     help="divide the learning rate by 10 from this iteration on (repeat for more drops; "
     "a new run only)",
@@ -133,7 +138,8 @@ def self_play_options(fn):
 )
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
-    lr_drops, eval_games, eval_every, eval_sims, eval_against, gumbel, reuse, overlap, seed,
+    value_mix, lr_drops, eval_games, eval_every, eval_sims, eval_against, gumbel, reuse,
+    overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
@@ -154,6 +160,7 @@ def train_az(
         games=games,
         steps=learn_steps,
         lr_drops=tuple(sorted(set(lr_drops))),
+        value_mix=value_mix,
         gumbel=gumbel,
         reuse=reuse,
         seed=seed,
