@@ -219,6 +219,11 @@ def worker_jobs(
     return [(cfg, shape, weights, n, seed + w) for w, n in enumerate(shares) if n]
 
 
+def merge_samples(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The samples of several self-play jobs (:func:`_worker_play`), in order, as one set."""
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
 def _worker_play(args: tuple) -> dict[str, np.ndarray]:
     """Self-play in a worker process (the network arrives as its state dict)."""
     cfg, shape, weights, n_games, seed = args
@@ -390,31 +395,31 @@ class Trainer:
         cfg = self.cfg
         if self.workers == 1:
             return self_play(self.game, self.net.eval(), cfg, cfg.games, seed)
-        if self._pool is None:
-            self._pool = process_pool(self.workers, "spawn")
-        jobs = worker_jobs(cfg, self.net, self.workers, seed * 1000)
-        parts = list(self._pool.map(_worker_play, jobs))
-        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        return merge_samples([f.result() for f in self._submit(seed, cpu_weights(self.net))])
 
-    def _submit(self, ahead: dict[str, Any]) -> None:
-        """Start the self-play ``ahead`` describes in the worker processes (``overlap``)."""
+    def _submit(self, seed: int, weights: dict[str, torch.Tensor]) -> list[Future]:
+        """Start an iteration's self-play, seeded by ``seed`` and playing ``weights``, in the
+        worker processes (started on first use)."""
         if self._pool is None:
             self._pool = process_pool(self.workers, "spawn")
-        jobs = worker_jobs(self.cfg, self.net, self.workers, ahead["seed"] * 1000, ahead["net"])
-        self._pending = [self._pool.submit(_worker_play, job) for job in jobs]
+        jobs = worker_jobs(self.cfg, self.net, self.workers, seed * 1000, weights)
+        return [self._pool.submit(_worker_play, job) for job in jobs]
+
+    def _plan_ahead(self) -> None:
+        """Draw the seed of the next self-play and keep the network as it is now for it."""
+        self.ahead = {"seed": int(self.rng.integers(2**62)), "net": cpu_weights(self.net)}
 
     def _overlapped_self_play(self) -> dict[str, np.ndarray]:
         """This iteration's samples, played while the last iteration learnt (started now if
         nothing is in flight: a run's first iteration, or a resumed one), and the next
         iteration's self-play started with the network as it is before this learning."""
         if self.ahead is None:
-            self.ahead = {"seed": int(self.rng.integers(2**62)), "net": cpu_weights(self.net)}
-        if self._pending is None:
-            self._submit(self.ahead)
-        parts = [f.result() for f in self._pending]
-        self.ahead = {"seed": int(self.rng.integers(2**62)), "net": cpu_weights(self.net)}
-        self._submit(self.ahead)
-        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+            self._plan_ahead()
+        pending = self._pending or self._submit(self.ahead["seed"], self.ahead["net"])
+        parts = [f.result() for f in pending]
+        self._plan_ahead()
+        self._pending = self._submit(self.ahead["seed"], self.ahead["net"])
+        return merge_samples(parts)
 
     def _set_lr(self, lr: float) -> None:
         """The learning rate from this iteration on, recorded in ``lr_schedule``."""
@@ -570,7 +575,7 @@ def throughput(cfg: TrainConfig, workers: int = 1) -> dict[str, Any]:
             list(p.map(_worker_play, jobs))  # a first round: the workers compile and load
             t0 = time.perf_counter()
             parts = list(p.map(_worker_play, jobs))
-        samples = {k: np.concatenate([q[k] for q in parts]) for k in parts[0]}
+        samples = merge_samples(parts)
     seconds = time.perf_counter() - t0
     positions = len(samples["z"])
     return {
