@@ -423,3 +423,49 @@ def test_root_noise_on_a_reused_root():
     fresh = az_tree.new_tree(10)
     noisy.noise_root(fresh)  # unexpanded: its noise comes at expansion
     assert fresh.first_child[0] < 0
+
+
+def test_playout_cap_randomization_keeps_only_the_full_searches(monkeypatch):
+    """With ``fast_sims`` a move is searched in full (``sims``, root noise) with probability
+    ``full_share``, else quickly (``fast_sims``, no noise), and only the full searches' positions
+    become samples (Wu 2019, section 3.1)."""
+    from mctslab.search.az import AzSearch
+
+    calls = []
+    run = AzSearch.run
+
+    def spy(self, trees, roots, sims):
+        calls.append((sims, self.config.noise_frac, len(trees)))
+        return run(self, trees, roots, sims)
+
+    monkeypatch.setattr(AzSearch, "run", spy)
+    game = mctslab.load_game("nim(n=21,k=3)")
+    net = az_net.AzNet(az_net.shape_for(game, 1, 8, 16)).eval()
+    cfg = TrainConfig(game=game.spec.spec_string, **{**TINY, "sims": 12, "games": 6})
+    capped = dataclasses.replace(cfg, fast_sims=3, full_share=0.3)
+    samples = self_play(game, net, capped, 6, seed=1)
+    full = sum(n for sims, frac, n in calls if sims == 12)
+    quick = sum(n for sims, frac, n in calls if sims == 3)
+    assert {frac for sims, frac, _ in calls} == {cfg.noise_frac, 0.0}
+    assert all(frac == 0.0 for sims, frac, _ in calls if sims == 3)
+    assert full > 0 and quick > full  # about 30% in full
+    assert len(samples["z"]) == full
+    assert np.allclose(samples["pi"].sum(axis=1), 1.0)
+    calls.clear()
+    everything = self_play(game, net, dataclasses.replace(capped, full_share=1.0), 6, seed=1)
+    assert {sims for sims, _, _ in calls} == {12}
+    assert len(everything["z"]) == sum(n for _, _, n in calls)
+
+
+@pytest.mark.parametrize(
+    "extra", [["--sims", "8", "--fast-sims", "8"], ["--gumbel", "--sims", "8", "--fast-sims", "2"]]
+)
+def test_quick_searches_need_fewer_simulations_and_puct(tmp_path, extra):
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["train", "az", "nim(n=12,k=3)", "--out", str(out), *extra])
+    assert res.exit_code == 2 and "--fast-sims" in res.output and "Traceback" not in res.output
+    assert not out.exists()

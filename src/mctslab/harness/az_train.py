@@ -12,6 +12,12 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    found the average of ``z`` and ``q`` (λ = 1/2) better than ``z`` on Connect Four, as did
    Willemsen, Baier and Kaisers ("Value targets in off-policy AlphaZero: a new greedy backup",
    Neural Computing and Applications 2021) for their soft-Z and greedy-backup targets.
+   With ``fast_sims`` > 0, *playout cap randomization* (Wu, "Accelerating Self-Play Learning in
+   Go", 2019, section 3.1): each move is searched in full (``sims`` simulations, root noise)
+   with probability ``full_share``, otherwise quickly (``fast_sims``, no noise), and only the
+   full searches' positions become samples, so that a game costs fewer simulations and the
+   value targets come from more games, less correlated with each other (KataGo: p = 0.25,
+   600 and 100 simulations).
    A move is drawn in proportion to the visit counts for the first ``temp_moves`` moves of a game
    (temperature 1), then the most visited (MCTS-Solver's verdicts applied to the visits:
    :func:`mctslab.search.az.playable_visits`). With ``reuse`` a game's next search starts in the
@@ -107,6 +113,10 @@ class TrainConfig:
     lr_drops: tuple[int, ...] = ()
     #: the value target's weight of the search's value (module docstring, step 1); 0: ``z``
     value_mix: float = 0.0
+    #: playout cap randomization (module docstring, step 1): the quick searches' simulations
+    #: (0: every move searched in full) and the share of moves searched in full
+    fast_sims: int = 0
+    full_share: float = 0.25
     weight_decay: float = 1e-4
     c_puct: float = 1.25
     noise_alpha: float = 0.3
@@ -145,6 +155,11 @@ def self_play(
     """Play ``n_games`` games together; return their samples (module docstring, step 1)."""
     rng = np.random.default_rng(seed)
     search = AzSearch(game, cfg.search_config(), az_net.Evaluator(net, game=game), seed)
+    capped = cfg.fast_sims > 0 and not cfg.gumbel
+    quick = search  # playout cap randomization's quick searches: no root noise
+    if capped:
+        quick_cfg = dataclasses.replace(cfg.search_config(), noise_frac=0.0)
+        quick = AzSearch(game, quick_cfg, search.evaluate, seed + 1)
     a = game.spec.num_distinct_actions
     states = [game.new_initial_state() for _ in range(n_games)]
     records: list[list[tuple]] = [[] for _ in range(n_games)]
@@ -152,14 +167,19 @@ def self_play(
     reuse = cfg.reuse and not cfg.gumbel
     kept: dict[int, az_tree.AzTree] = {}  # game -> the subtree of the move it played (reuse)
     while active:
+        full = [not capped or rng.random() < cfg.full_share for _ in active]
         trees = [kept.pop(i, None) or search.new_tree(cfg.sims) for i in active]
-        for tree in trees:
-            search.noise_root(tree)  # a reused root; a fresh one gets its noise when expanded
+        for tree, f in zip(trees, full, strict=True):
+            if f:  # a reused root; a fresh one gets its noise when expanded
+                search.noise_root(tree)
         roots = [states[i].array.copy() for i in active]
         if cfg.gumbel:  # every game's sequential halving together, leaves batched
             chosen = search.gumbel_many(trees, roots, cfg.sims)
         else:
-            search.run(trees, roots, cfg.sims)
+            for searcher, sims, group in ((search, cfg.sims, True), (quick, cfg.fast_sims, False)):
+                sel = [j for j, f in enumerate(full) if f is group]
+                if sel:
+                    searcher.run([trees[j] for j in sel], [roots[j] for j in sel], sims)
         for j, (tree, i) in enumerate(zip(trees, active, strict=True)):
             state = states[i]
             actions, _, _, priors = root_children(tree)
@@ -175,10 +195,11 @@ def self_play(
                     move = int(rng.choice(actions, p=weights / weights.sum()))
                 else:
                     move = int(actions[np.lexsort((-priors, -weights))[0]])
-            records[i].append(
-                (game.observation(state.array), game.legal_mask(state.array), pi,
-                 state.current_player(), root_value(tree))
-            )  # fmt: skip
+            if full[j]:
+                records[i].append(
+                    (game.observation(state.array), game.legal_mask(state.array), pi,
+                     state.current_player(), root_value(tree))
+                )  # fmt: skip
             state.apply_action(move)
             child = az_tree.child_by_action(tree, 0, move) if reuse else -1
             if child >= 0 and tree.first_child[child] >= 0 and not state.is_terminal():
@@ -193,6 +214,15 @@ def self_play(
             masks.append(m)
             pis.append(p)
             zs.append((1 - mix) * returns[player] + mix * q)
+    if not obs:  # every move searched quickly (playout cap randomization): no sample
+        first = game.new_initial_state().array
+        o, m = game.observation(first), game.legal_mask(first)
+        return {
+            "obs": np.zeros((0, *o.shape), o.dtype),
+            "mask": np.zeros((0, *m.shape), m.dtype),
+            "pi": np.zeros((0, a), np.float32),
+            "z": np.zeros(0, np.float32),
+        }
     return {
         "obs": np.stack(obs),
         "mask": np.stack(masks),

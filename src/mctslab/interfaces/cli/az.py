@@ -92,6 +92,15 @@ def self_play_options(fn):
     "value q of the position (0.5: Connect Four's 'average of z and q'; a new run only)",
 )  # fmt: skip
 @click.option(
+    "--fast-sims", default=0, show_default=True, type=click.IntRange(0, 100_000),
+    help="playout cap randomization (KataGo): moves not searched in full get this many "
+    "simulations, no root noise, and no sample; 0: every move in full (a new run only)",
+)  # fmt: skip
+@click.option(
+    "--full-share", default=0.25, show_default=True, type=click.FloatRange(0, 1, min_open=True),
+    help="with --fast-sims: the share of moves searched in full (a new run only)",
+)  # fmt: skip
+@click.option(
     "--lr-drop", "lr_drops", multiple=True, type=click.IntRange(1, 10**9),
     help="divide the learning rate by 10 from this iteration on (repeat for more drops; "
     "a new run only)",
@@ -138,8 +147,8 @@ def self_play_options(fn):
 )
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
-    value_mix, lr_drops, eval_games, eval_every, eval_sims, eval_against, gumbel, reuse,
-    overlap, seed,
+    value_mix, fast_sims, full_share, lr_drops, eval_games, eval_every, eval_sims, eval_against,
+    gumbel, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
@@ -152,6 +161,11 @@ def train_az(
 
     if minutes is None and steps is None:
         minutes = 10.0
+    if fast_sims and (gumbel or fast_sims >= sims):
+        raise click.BadParameter(
+            f"{fast_sims} quick simulations need PUCT self-play (no --gumbel) and fewer than "
+            f"--sims ({sims})", param_hint="--fast-sims",
+        )  # fmt: skip
     cfg = TrainConfig(
         game=game_spec,
         blocks=blocks,
@@ -161,6 +175,8 @@ def train_az(
         steps=learn_steps,
         lr_drops=tuple(sorted(set(lr_drops))),
         value_mix=value_mix,
+        fast_sims=fast_sims,
+        full_share=full_share,
         gumbel=gumbel,
         reuse=reuse,
         seed=seed,
