@@ -54,7 +54,7 @@ REPRODUCE_FIXED := nogo_coin nogo_memory nogo_nf nogo_slow_nodes nogo_c_sweep ni
 	nogo_scalability_uct nogo_scalability nogo_rave mdp_2048_book nogo9_strong_enhancements \
 	nogo_c_sweep_without_rave nogo_go_playouts_unadapted nogo_slow_nodes_with_rave \
 	nogo_rave_uniform_playouts nogo_scalability_uct_with_uct nogo_rave_large_k \
-	nogo_rave_without_exploration
+	nogo_rave_without_exploration nogo_rave_without_exploration_large_k
 REPRODUCE_TIMED := hex_round_robin nogo_slow_nodes_time go_slow_nodes_time
 reproduce: install
 	set -e; for n in $(REPRODUCE_FIXED); do nice -n 10 $(BIN)/mctslab experiment run $$n --scale decide; done
