@@ -457,6 +457,25 @@ def test_playout_cap_randomization_keeps_only_the_full_searches(monkeypatch):
     assert len(everything["z"]) == sum(n for _, _, n in calls)
 
 
+def test_self_play_without_a_full_search_gives_empty_samples_the_buffer_takes():
+    """When every move of a round was searched quickly, self-play returns no sample, in arrays
+    of the usual shapes, so merging and the replay buffer go on as usual."""
+    from mctslab.harness.az_train import Buffer, merge_samples
+
+    game = mctslab.load_game("nim(n=6,k=3)")
+    net = az_net.AzNet(az_net.shape_for(game, 1, 8, 16)).eval()
+    cfg = TrainConfig(game=game.spec.spec_string, **{**TINY, "sims": 12, "games": 2})
+    none = self_play(game, net, dataclasses.replace(cfg, fast_sims=3, full_share=1e-12), 2, 1)
+    some = self_play(game, net, cfg, 2, seed=1)
+    assert len(none["z"]) == 0
+    assert {k: v.shape[1:] for k, v in none.items()} == {k: v.shape[1:] for k, v in some.items()}
+    assert {k: v.dtype for k, v in none.items()} == {k: v.dtype for k, v in some.items()}
+    buffer = Buffer(100)
+    buffer.add(none)
+    buffer.add(merge_samples([none, some]))
+    assert len(buffer) == len(some["z"])
+
+
 @pytest.mark.parametrize(
     "extra", [["--sims", "8", "--fast-sims", "8"], ["--gumbel", "--sims", "8", "--fast-sims", "2"]]
 )
