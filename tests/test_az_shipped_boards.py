@@ -7,6 +7,7 @@ and docs/alphazero.md."""
 import pytest
 
 import mctslab
+from mctslab.agents import make_agent
 from mctslab.harness.schedule import run_match
 from mctslab.models import shipped
 
@@ -20,6 +21,13 @@ def test_a_network_ships_with_its_card(spec):
     model = shipped(mctslab.load_game(spec).spec.spec_string)
     assert model is not None and model.path.stat().st_size < 5_000_000
     assert model.card["network"]["blocks"] >= 1 and model.card["evaluation"]
+
+
+def test_the_nogo_network_hands_its_endgame_to_mcts_by_default():
+    """The NoGo 7x7 card's ``play`` keys (docs/alphazero.md: measured stronger at equal time)."""
+    game = mctslab.load_game("nogo(size=7)")
+    assert make_agent("az(time=0.2)", game).spec_string.endswith(",endgame=28)")
+    assert "endgame" not in make_agent("az(time=0.2)", mctslab.load_game("hex(size=7)")).spec_string
 
 
 @pytest.mark.parametrize("agent", ["az(sims=50)", "az(int8=true,sims=50)"])

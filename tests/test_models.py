@@ -11,6 +11,7 @@ from mctslab import models
 from mctslab.agents import make_agent
 from mctslab.errors import MctslabError
 from mctslab.interfaces.cli import main as cli
+from mctslab.search.budget import Budget
 
 
 @pytest.fixture
@@ -63,6 +64,44 @@ def test_the_gumbel_keys_are_in_the_canonical_string_only_with_gumbel(shipped_fo
         ",gumbel=true,gumbel_m=8,c_visit=50.0,c_scale=1.0,gumbel_scale=0.0)"
     )
     assert make_agent(gumbel.spec_string, game).spec_string == gumbel.spec_string
+
+
+def test_the_cards_play_keys_are_the_shipped_networks_defaults(shipped_folder):
+    """A card's ``play`` object sets keys of ``az`` without ``net=`` (visible in the canonical
+    string); a key the spec gives, or a network of the user's own, is left as given."""
+    game = mctslab.load_game("nim(n=9,k=3)")
+    card_path = shipped_folder / "nim9.json"
+    card = json.loads(card_path.read_text())
+    card_path.write_text(json.dumps({**card, "play": {"endgame": 2}}))
+    assert "endgame=2" in make_agent("az(sims=8)", game).spec_string
+    assert "endgame" not in make_agent("az(endgame=0,sims=8)", game).spec_string
+    own = make_agent(f"az(net={shipped_folder / 'nim9.pt'},sims=8)", game)
+    assert own.endgame == 0 and "endgame" not in own.spec_string
+    card_path.write_text(json.dumps({**card, "play": {"endgame": -1}}))
+    with pytest.raises(MctslabError, match="endgame"):
+        make_agent("az(sims=8)", game)
+
+
+def test_endgame_hands_timed_searches_with_few_moves_to_the_strong_mcts(shipped_folder):
+    """``endgame=2`` on Nim (k = 3): with 3 legal moves, or with a budget of simulations only,
+    the network searches (priors in the result); with 2 legal moves under a time budget,
+    ``mcts(preset=strong)`` does (no priors), and its tree is forgotten with the game."""
+    game = mctslab.load_game("nim(n=9,k=3)")
+    agent = make_agent("az(endgame=2,sims=8)", game, seed=0)
+    three = game.new_initial_state()
+    two = game.new_initial_state()
+    for _ in range(7):
+        two.apply_action(two.legal_actions()[0])
+    assert len(three.legal_actions()) == 3 and len(two.legal_actions()) == 2
+    assert agent.search(two).priors and agent.late is None
+    assert agent.search(three, Budget(seconds=0.01)).priors and agent.late is None
+    result = agent.search(two, Budget(seconds=0.01))
+    assert not result.priors and result.action in two.legal_actions()
+    assert agent.late.spec_string.startswith("mcts(") and "playout=strategic" in (
+        agent.late.spec_string
+    )
+    agent.reset()
+    assert agent.late.last_result is None
 
 
 def test_a_game_without_a_shipped_network_names_the_ones_that_have_one(shipped_folder):

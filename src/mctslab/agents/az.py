@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mctslab import models, specstr
 from mctslab.agents.base import STRICT, Agent, budget_of
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
@@ -27,11 +28,9 @@ AzParams = options.spec_model(
 def _shipped_net(game_spec: str) -> str:
     """The network that ships for ``game_spec`` (:mod:`mctslab.models`); a clear error naming
     the games that have one when it has none."""
-    from mctslab.models import shipped, shipped_models
-
-    model = shipped(game_spec)
+    model = models.shipped(game_spec)
     if model is None:
-        have = ", ".join(m.game for m in shipped_models()) or "none"
+        have = ", ".join(m.game for m in models.shipped_models()) or "none"
         raise MctslabError(
             f"az needs a network: no network ships for {game_spec} (shipped: {have}); "
             "give net=FILE (mctslab train az GAME --out DIR writes DIR/model.pt)"
@@ -65,8 +64,25 @@ class AzAgent(Agent):
         az_net.check_shape(net, game, path)
         evaluator = az_net.Evaluator(net, az_net.INT8 if params.int8 else None, game)
         self.searcher = AzSearch(game, AzConfig.from_keys(params), evaluator, seed)
+        self.endgame = params.endgame
+        self._seed = seed
+        #: the MCTS agent that searches once the mover has at most ``endgame`` legal moves
+        self.late: Agent | None = None
         # Gumbel plans its simulations and starts afresh each search: no slices
         self.live = self.searcher.config.reuse and not self.searcher.config.gumbel
+
+    @classmethod
+    def prepare(cls, params: Any, game: Game | None = None) -> Any:
+        """The keys the shipped network's card gives for play (its ``play`` object, e.g. NoGo
+        7x7's ``endgame``, measured stronger at equal time: docs/alphazero.md) filled in where
+        the spec names no network of its own and does not give them."""
+        model = None if game is None or params.net else models.shipped(game.spec.spec_string)
+        play = {} if model is None else model.card.get("play", {})
+        keys = {k: v for k, v in play.items() if k not in params.model_fields_set}
+        if not keys:
+            return params
+        what = f"the play keys of the card of {model.path.name}"
+        return specstr.validate(cls.Params, what, {**params.model_dump(), **keys})
 
     @classmethod
     def canonical(cls, params: Any, game: Game | None = None) -> dict[str, Any]:
@@ -77,8 +93,27 @@ class AzAgent(Agent):
         return {k: v for k, v in keys.items() if not AZ_KEYS[k].omitted(v, keys)}
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
-        return self.searcher.search(state, budget or self.budget)
+        """PUCT with the network; under a time budget, from the endgame on (``endgame``: the
+        mover has at most that many legal moves) the game's strongest pure MCTS agent instead,
+        with the same time, where its many cheap simulations read the few moves left better
+        than the network's value does. (A budget of simulations alone always searches with the
+        network: an MCTS simulation costs tens of times less, so equal simulations would not
+        be a fair share.)"""
+        budget = budget or self.budget
+        if (
+            self.endgame
+            and budget.seconds is not None
+            and len(state.legal_actions()) <= self.endgame
+        ):
+            if self.late is None:
+                from mctslab.agents import make_agent
+
+                self.late = make_agent("mcts(preset=strong)", self.game, seed=self._seed)
+            return self.late.search(state, budget)
+        return self.searcher.search(state, budget)
 
     def reset(self) -> None:
         super().reset()
         self.searcher.reset()
+        if self.late is not None:
+            self.late.reset()

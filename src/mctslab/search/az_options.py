@@ -59,6 +59,10 @@ AZ_OPTIONS: tuple[Option, ...] = (
     Option("gumbel_scale", float, 0.0, "gumbel: the scale of the root's Gumbel draws (0: "
            "the top logits, no sampling, measured stronger when playing; self-play always 1)",
            ge=0, source=_MCTX, attr="gumbel_scale", only_with="gumbel"),
+    Option("endgame", int, 0, "with a time budget, hand the search to the game's strongest "
+           "MCTS agent (mcts(preset=strong), the same time) once the mover has at most this "
+           "many legal moves; 0 never (the shipped NoGo 7x7 network's card sets 28, measured "
+           "stronger at equal time: docs/alphazero.md)", ge=0, canonical="changed"),
     Option("seed", int, None, "random seed", ge=0, optional=True),
     Option("noise_alpha", float, 0.3, "self-play: Dirichlet alpha of the root noise", gt=0,
            source=_AZ, attr="noise_alpha", spec=False),
