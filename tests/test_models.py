@@ -85,7 +85,8 @@ def test_the_cards_play_keys_are_the_shipped_networks_defaults(shipped_folder):
 def test_endgame_hands_timed_searches_with_few_moves_to_the_strong_mcts(shipped_folder):
     """``endgame=2`` on Nim (k = 3): with 3 legal moves, or with a budget of simulations only,
     the network searches (priors in the result); with 2 legal moves under a time budget,
-    ``mcts(preset=strong)`` does (no priors), and its tree is forgotten with the game."""
+    ``mcts(preset=strong)`` does (no priors; made with the agent, so that no timed move pays
+    for loading it), and its tree is forgotten with the game."""
     game = mctslab.load_game("nim(n=9,k=3)")
     agent = make_agent("az(endgame=2,sims=8)", game, seed=0)
     three = game.new_initial_state()
@@ -93,15 +94,19 @@ def test_endgame_hands_timed_searches_with_few_moves_to_the_strong_mcts(shipped_
     for _ in range(7):
         two.apply_action(two.legal_actions()[0])
     assert len(three.legal_actions()) == 3 and len(two.legal_actions()) == 2
-    assert agent.search(two).priors and agent.late is None
-    assert agent.search(three, Budget(seconds=0.01)).priors and agent.late is None
+    assert make_agent("az(sims=8)", game).late is None and agent.late is not None
+    late_tree = agent.late.searcher.tree
+    empty = late_tree.used
+    assert agent.search(two).priors and late_tree.used == empty
+    assert agent.search(three, Budget(seconds=0.01)).priors and late_tree.used == empty
     result = agent.search(two, Budget(seconds=0.01))
     assert not result.priors and result.action in two.legal_actions()
     assert agent.late.spec_string.startswith("mcts(") and "playout=strategic" in (
         agent.late.spec_string
     )
+    assert late_tree.used > empty
     agent.reset()
-    assert agent.late.last_result is None
+    assert late_tree.used == empty
 
 
 def test_a_game_without_a_shipped_network_names_the_ones_that_have_one(shipped_folder):

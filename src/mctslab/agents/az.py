@@ -65,9 +65,14 @@ class AzAgent(Agent):
         evaluator = az_net.Evaluator(net, az_net.INT8 if params.int8 else None, game)
         self.searcher = AzSearch(game, AzConfig.from_keys(params), evaluator, seed)
         self.endgame = params.endgame
-        self._seed = seed
-        #: the MCTS agent that searches once the mover has at most ``endgame`` legal moves
+        #: the MCTS agent that searches once the mover has at most ``endgame`` legal moves, made
+        #: now: making it loads its compiled search (0.6 s the first time in a process), which
+        #: inside a timed move would be taken from that move's time
         self.late: Agent | None = None
+        if self.endgame:
+            from mctslab.agents import make_agent
+
+            self.late = make_agent("mcts(preset=strong)", game, seed=seed)
         # Gumbel plans its simulations and starts afresh each search: no slices
         self.live = self.searcher.config.reuse and not self.searcher.config.gumbel
 
@@ -101,14 +106,10 @@ class AzAgent(Agent):
         be a fair share.)"""
         budget = budget or self.budget
         if (
-            self.endgame
+            self.late is not None
             and budget.seconds is not None
             and len(state.legal_actions()) <= self.endgame
         ):
-            if self.late is None:
-                from mctslab.agents import make_agent
-
-                self.late = make_agent("mcts(preset=strong)", self.game, seed=self._seed)
             return self.late.search(state, budget)
         return self.searcher.search(state, budget)
 
