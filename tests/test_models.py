@@ -120,7 +120,11 @@ def test_mctslab_models_lists_them(shipped_folder, monkeypatch):
     out = CliRunner().invoke(cli.main, ["models"])
     assert out.exit_code == 0
     assert "nim(n=9,k=3,coin=false)" in out.output and "a measured claim" in out.output
-    assert "nogo(size=5)" not in out.output
+    assert "nogo(size=5)" not in out.output and "the defaults" in out.output
+    card_path = shipped_folder / "nim9.json"
+    card_path.write_text(json.dumps({**json.loads(card_path.read_text()), "play": {"endgame": 2}}))
+    out = CliRunner().invoke(cli.main, ["models"])
+    assert "endgame=2" in out.output and "the defaults" not in out.output
 
 
 def test_a_network_for_an_older_observation_is_refused_by_name(tmp_path):

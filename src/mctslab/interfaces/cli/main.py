@@ -64,7 +64,7 @@ def models():
     from mctslab.models import shipped_models
 
     table = Table(title="shipped az networks (az(...) without net= plays its game's)")
-    for column in ("game", "file", "network", "training", "measured"):
+    for column in ("game", "file", "network", "training", "plays with", "measured"):
         table.add_column(column)
     for m in shipped_models():
         card, net = m.card, m.card.get("network", {})
@@ -74,6 +74,7 @@ def models():
             f"{net.get('blocks')} blocks x {net.get('channels')} channels, "
             f"{card.get('parameters', 0):,} parameters",
             f"{card.get('games', 0):,} games, {card.get('training_seconds', 0) / 60:.0f} min",
+            ",".join(f"{k}={v}" for k, v in card.get("play", {}).items()) or "the defaults",
             "; ".join(card.get("evaluation", [])),
         )
     console.print(table)
