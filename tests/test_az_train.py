@@ -229,6 +229,7 @@ def test_kill_9_mid_run_leaves_a_checkpoint_that_resumes(tmp_path):
     resumed = Trainer(TrainConfig(game="nim(n=12,k=3)"), out)
     done = resumed.iteration
     assert done >= 2 and resumed.cfg.channels == 8  # the run's own configuration
+    (out / "tmpleftover.tmp").write_bytes(b"a write that kill -9 cut short")
     resumed.iterate()
     assert Trainer(TrainConfig(game="nim(n=12,k=3)"), out).iteration == done + 1
     assert not [p for p in out.iterdir() if p.suffix == ".tmp"]

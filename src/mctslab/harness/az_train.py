@@ -537,6 +537,13 @@ class Trainer:
         tmp = card.with_name(card.name + ".tmp")
         tmp.write_text(json.dumps(self.model_card(), indent=1) + "\n")
         os.replace(tmp, card)
+        # a run killed while writing (kill -9) leaves that write's temporary file behind; every
+        # write of this run is finished now, so any temporary file left is such a leftover
+        from mctslab.harness.az_eval import MODELS
+
+        for folder in (self.out, self.out / MODELS):
+            for stale in folder.glob("*.tmp"):
+                stale.unlink(missing_ok=True)
 
     def model_card(self) -> dict[str, Any]:
         """What ``model.json`` says of ``model.pt``: the game, the network's shape and size,
