@@ -101,7 +101,7 @@ def test_the_page_opens_on_a_board_ready_to_play_and_reopens_the_last_game(serve
     assert "capturing and suicide are illegal" in page.locator("#rules").inner_text()
     assert page.locator("#game-name").input_value() == "nogo"
     players = page.locator("#players .player")
-    assert [players.nth(i).input_value() for i in (0, 1)] == ["human", "mcts(preset=strong,time=1)"]
+    assert [players.nth(i).input_value() for i in (0, 1)] == ["human", "best(time=1)"]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "web_first.png"), full_page=True)
     page.click('#board rect.target:has(title:text-is("E5"))')

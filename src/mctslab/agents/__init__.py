@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from mctslab import specstr
 from mctslab.agents.az import AzAgent
 from mctslab.agents.base import Agent, RandomAgent
+from mctslab.agents.best import BestAgent
 from mctslab.agents.external import GtpAgent
 from mctslab.agents.mcts import PRESETS, FlatAgent, MctsAgent
 from mctslab.agents.mdp import MdpAgent
@@ -27,7 +28,8 @@ __all__ = ["PRESETS", "Agent", "describe_agents", "make_agent"]
 
 #: the agents every game can use
 _GENERIC: dict[str, type[Agent]] = {
-    cls.NAME: cls for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent, GtpAgent, AzAgent)
+    cls.NAME: cls
+    for cls in (RandomAgent, FlatAgent, MctsAgent, MdpAgent, GtpAgent, AzAgent, BestAgent)
 }
 
 
@@ -69,6 +71,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
     """Build an agent for ``game`` from a spec string.
 
     The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy.
+    An agent that stands for another (``best``) makes that one, whose spec string shows.
     Raises :class:`SpecError` naming the allowed agents, keys and ranges.
     """
     name, raw = specstr.parse(spec)
@@ -76,6 +79,9 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
     if cls is None:
         raise SpecError(f"unknown agent {name!r}; known agents: {', '.join(_AGENTS)}")
     params = cls.prepare(specstr.validate(cls.Params, f"agent {cls.NAME}", raw), game)
+    alias = cls.stands_for(params, game)
+    if alias is not None:
+        return make_agent(alias, game, seed=seed)
     canonical = cls.canonical(params, game)
     spec_string = specstr.format_spec(
         cls.NAME, {k: v for k, v in canonical.items() if v is not None}

@@ -84,6 +84,12 @@ class Agent:
         return params
 
     @classmethod
+    def stands_for(cls, params: pydantic.BaseModel, game: Game | None = None) -> str | None:
+        """The spec string of another agent this one stands for in ``game`` (``best``), which
+        :func:`~mctslab.agents.make_agent` makes instead; None for an agent that is itself."""
+        return None
+
+    @classmethod
     def canonical(cls, params: pydantic.BaseModel, game: Game | None = None) -> dict[str, Any]:
         """The keys of the canonical spec string in ``game`` (None values are left out)."""
         keys = params.model_dump()

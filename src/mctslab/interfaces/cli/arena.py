@@ -233,7 +233,7 @@ DEMO_DB = "results/demo.sqlite"
 def demo(n_games, seed, db, workers):
     """The main job on embedded defaults: the quick RAVE-vs-UCT experiment on 7x7 NoGo (the NoGo
     paper's §3.1) into a local database, then its table; then one printed game and a short match
-    of the default agent (the strong preset) against plain UCT at equal simulations, through the
+    of the strong preset against plain UCT at equal simulations, through the
     same database. Rerunning resumes.
     """
     from mctslab.harness import experiments as ex

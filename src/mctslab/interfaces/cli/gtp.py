@@ -14,7 +14,12 @@ from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
 
 @click.command()
 @click.option("--game", type=click.Choice(GAMES), default="go", show_default=True)
-@click.option("--agent", default=DEFAULT_AGENT, show_default=True, help="agent spec string")
+@click.option(
+    "--agent",
+    default=DEFAULT_AGENT,
+    show_default=True,
+    help="agent spec string (best: the strongest agent measured for the game and size, 1 s a move)",
+)
 @click.option("--size", type=int, default=None, help="initial board size (9; hex 11)")
 @click.option("--komi", type=float, default=None, help="initial komi (Go; 7.5)")
 @click.option(

@@ -126,16 +126,16 @@ def _make_player(spec: str, game, seed: int):
 @main.command()
 @click.argument("game_spec", metavar="GAME")
 @click.option("--black", "first", default="human", show_default=True, help="player 0's agent")
-@click.option(
-    "--white", "second", default="mcts(preset=strong)", show_default=True, help="player 1's agent"
-)
+@click.option("--white", "second", default="best", show_default=True, help="player 1's agent")
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--agent", "solo", default=None, help="the agent of a one-player game (2048)")
 def play(game_spec, first, second, seed, solo):
     """Play one game of GAME; an agent spec or 'human' for each side.
 
     Agents are specs such as 'random', 'flat(sims=1000)' or 'mcts(sims=10000,c=0.7)'
-    (see `mctslab agents`). A one-player game (2048) takes --agent (default: as --black).
+    (see `mctslab agents`); 'best' (or 'best(time=T)') is the strongest agent measured for
+    the game at T seconds a move (default 1). A one-player game (2048) takes --agent
+    (default: as --black).
     """
     from mctslab.harness.game import play_game
 

@@ -55,7 +55,7 @@ from mctslab.search import SearchResult
 from mctslab.search.budget import MAX_SECONDS
 
 #: the default agent of ``mctslab gtp``
-DEFAULT_AGENT = "mcts(preset=strong,sims=20000)"
+DEFAULT_AGENT = "best"
 #: resign when the chosen move's win value is below this (0 never resigns)
 DEFAULT_RESIGN = 0.05
 #: visits at the root before a resignation is considered

@@ -45,7 +45,7 @@ MAX_SESSIONS = 32
 MAX_BODY = 64 * 1024
 #: seconds between two checks for news in an event stream
 EVENT_POLL = 0.12
-DEFAULT_PLAYERS = (HUMAN, "mcts(preset=strong,time=1)")
+DEFAULT_PLAYERS = (HUMAN, "best(time=1)")
 
 
 class NotFoundError(MctslabError):

@@ -1,0 +1,76 @@
+"""``best(time=T)``: the strongest agent measured for each game, at T seconds a move.
+
+``best`` is not a search of its own: :func:`mctslab.agents.make_agent` makes the agent it stands
+for, and that agent's canonical spec string is what shows (in matches, the database, GTP's
+``name``/``version`` and the web page), so every key it sets is visible. The rule, each step
+decided by matches at equal time per move (``docs/strength.md``, "The default agent"):
+
+1. a game a shipped AlphaZero network plays (``mctslab models``: Connect Four, NoGo 7x7,
+   Hex 7x7) gets ``az(time=T)`` with that network and its card's play keys;
+2. 2048 gets ``mdp(d=2,c=200,leaf=network,time=T)``, the book's MDP MCTS with the n-tuple
+   network's value at the leaves;
+3. every other game gets ``mcts(preset=strong,time=T)``.
+
+Only a time budget is offered: a simulation of one of these agents costs tens of times another's,
+so equal simulations would not be a fair share between them. Without PyTorch (the ``az`` extra)
+rule 1 falls back to rule 3.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pydantic
+from pydantic import Field
+
+from mctslab import models, specstr
+from mctslab.agents.base import STRICT, Agent
+from mctslab.games.base import Game
+from mctslab.search.budget import MAX_SECONDS
+
+#: the time per move of ``best`` without ``time=``, in seconds
+DEFAULT_SECONDS = 1.0
+#: the 2048 agent of rule 2 (docs/chance-and-mdp.md: 2048 reached in 196 of 200 games)
+G2048_BEST = "mdp(d=2,c=200,leaf=network)"
+
+
+class BestParams(pydantic.BaseModel):
+    model_config = STRICT
+    time: float = Field(DEFAULT_SECONDS, gt=0, le=int(MAX_SECONDS), description="seconds per move")
+    seed: int | None = Field(None, ge=0, description="random seed")
+
+
+class BestAgent(Agent):
+    """Stands for the strongest agent of the game (the module's rule); never made itself."""
+
+    NAME = "best"
+    DESCRIPTION = (
+        "the strongest agent measured for the game, at time= seconds a move: az with the shipped "
+        "network where one plays the game (mctslab models), mdp with the n-tuple network on "
+        "2048, else mcts(preset=strong)"
+    )
+    Params = BestParams
+
+    @classmethod
+    def stands_for(cls, params: pydantic.BaseModel, game: Game | None = None) -> str | None:
+        """The spec string of the agent ``best`` stands for in ``game``."""
+        assert game is not None, "best is resolved for a game"
+        keys = {"time": params.time, "seed": params.seed}
+        if _az_plays(game):
+            base = "az()"
+        elif game.NAME == "2048":
+            base = G2048_BEST
+        else:
+            base = "mcts(preset=strong)"
+        name, given = specstr.parse(base)
+        return specstr.format_spec(
+            name, {**given, **{k: v for k, v in keys.items() if v is not None}}
+        )
+
+
+def _az_plays(game: Game) -> bool:
+    """Whether a shipped network plays ``game`` and PyTorch is there to run it."""
+    return (
+        models.shipped(game.spec.spec_string) is not None
+        and importlib.util.find_spec("torch") is not None
+    )
