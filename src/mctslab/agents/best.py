@@ -7,13 +7,14 @@ decided by matches at equal time per move (``docs/strength.md``, "The default ag
 
 1. a game a shipped AlphaZero network plays (``mctslab models``: Connect Four, NoGo 7x7,
    Hex 7x7) gets ``az(time=T)`` with that network and its card's play keys;
-2. 2048 gets ``mdp(d=2,c=200,leaf=network,time=T)``, the book's MDP MCTS with the n-tuple
-   network's value at the leaves;
+2. 2048 gets ``mdp(d=2,c=200,leaf=network,sims=1000,time=T)``, the book's MDP MCTS with the
+   n-tuple network's value at the leaves, at the 1,000 simulations it was measured with (about
+   1.5 ms a move) or T, whichever ends first;
 3. every other game gets ``mcts(preset=strong,time=T)``.
 
-Only a time budget is offered: a simulation of one of these agents costs tens of times another's,
-so equal simulations would not be a fair share between them. Without PyTorch (the ``az`` extra)
-rule 1 falls back to rule 3.
+Only a time budget is offered (2048's simulations are the measured agent's, capped by T): a
+simulation of one of these agents costs tens of times another's, so equal simulations would not
+be a fair share between them. Without PyTorch (the ``az`` extra) rule 1 falls back to rule 3.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from mctslab.search.budget import MAX_SECONDS
 #: the time per move of ``best`` without ``time=``, in seconds
 DEFAULT_SECONDS = 1.0
 #: the 2048 agent of rule 2 (docs/chance-and-mdp.md: 2048 reached in 196 of 200 games)
-G2048_BEST = "mdp(d=2,c=200,leaf=network)"
+G2048_BEST = "mdp(d=2,c=200,leaf=network,sims=1000)"
 
 
 class BestParams(pydantic.BaseModel):
