@@ -18,7 +18,7 @@ from mctslab.interfaces.gtp import Engine
 @pytest.mark.parametrize(
     ("game_spec", "kind", "starts"),
     [
-        ("nogo(size=7)", AzAgent, "az(time=0.3,"),
+        ("nogo(size=7)", MctsAgent, "mcts(time=0.3,"),
         ("hex(size=7)", AzAgent, "az(time=0.3,"),
         ("connect_four", AzAgent, "az(time=0.3,"),
         ("nogo(size=9)", MctsAgent, "mcts(time=0.3,"),
@@ -39,10 +39,12 @@ def test_best_is_the_measured_strongest_agent_of_each_game(game_spec, kind, star
         assert "leaf=network" in agent.spec_string
 
 
-def test_best_on_nogo_7x7_takes_the_cards_play_keys():
-    agent = make_agent("best", mctslab.load_game("nogo(size=7)"), seed=1)
-    assert agent.spec_string.endswith(",endgame=28)")
-    assert agent.budget.seconds == 1.0
+def test_best_on_nogo_7x7_is_az_up_to_the_cards_time_only():
+    game = mctslab.load_game("nogo(size=7)")
+    agent = make_agent("best(time=0.2)", game, seed=1)
+    assert type(agent) is AzAgent and agent.spec_string.endswith(",endgame=28)")
+    assert agent.budget.seconds == 0.2
+    assert type(make_agent("best", game, seed=1)) is MctsAgent  # 1 s: measured no better
 
 
 def test_best_passes_its_seed_on():
@@ -65,7 +67,7 @@ def test_best_without_pytorch_falls_back_to_the_strong_preset(monkeypatch):
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
     )
-    agent = make_agent("best(time=0.3)", mctslab.load_game("nogo(size=7)"), seed=1)
+    agent = make_agent("best(time=0.3)", mctslab.load_game("hex(size=7)"), seed=1)
     assert type(agent) is MctsAgent and "preset=strong" in agent.spec_string
 
 
@@ -76,7 +78,7 @@ def test_best_is_listed_with_its_keys():
 
 
 def test_gtp_default_agent_follows_the_board_size():
-    engine = Engine("nogo", size=7, seed=1)
+    engine = Engine("hex", size=7, seed=1)
     assert type(engine.agent) is AzAgent
     assert engine.handle("boardsize 9") == "=\n\n"
     assert type(engine.agent) is MctsAgent and "preset=strong" in engine.agent.spec_string

@@ -6,7 +6,9 @@ for, and that agent's canonical spec string is what shows (in matches, the datab
 decided by matches at equal time per move (``docs/strength.md``, "The default agent"):
 
 1. a game a shipped AlphaZero network plays (``mctslab models``: Connect Four, NoGo 7x7,
-   Hex 7x7) gets ``az(time=T)`` with that network and its card's play keys;
+   Hex 7x7) gets ``az(time=T)`` with that network and its card's play keys, unless T is above
+   the card's ``best_up_to_seconds`` (the longest move at which the network was measured
+   stronger; NoGo 7x7: 0.2, as at 1 s it scored 46 of 100);
 2. 2048 gets ``mdp(d=2,c=200,leaf=network,sims=1000,time=T)``, the book's MDP MCTS with the
    n-tuple network's value at the leaves, at the 1,000 simulations it was measured with (about
    1.5 ms a move) or T, whichever ends first;
@@ -57,7 +59,7 @@ class BestAgent(Agent):
         """The spec string of the agent ``best`` stands for in ``game``."""
         assert game is not None, "best is resolved for a game"
         keys = {"time": params.time, "seed": params.seed}
-        if _az_plays(game):
+        if _az_plays(game, params.time):
             base = "az()"
         elif game.NAME == "2048":
             base = G2048_BEST
@@ -69,9 +71,12 @@ class BestAgent(Agent):
         )
 
 
-def _az_plays(game: Game) -> bool:
-    """Whether a shipped network plays ``game`` and PyTorch is there to run it."""
+def _az_plays(game: Game, seconds: float) -> bool:
+    """Whether a shipped network plays ``game`` at ``seconds`` a move (its card's
+    ``best_up_to_seconds``, if any, not below them) and PyTorch is there to run it."""
+    model = models.shipped(game.spec.spec_string)
     return (
-        models.shipped(game.spec.spec_string) is not None
+        model is not None
+        and seconds <= model.card.get("best_up_to_seconds", float("inf"))
         and importlib.util.find_spec("torch") is not None
     )
