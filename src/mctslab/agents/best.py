@@ -9,14 +9,14 @@ decided by matches at equal time per move (``docs/strength.md``, "The default ag
    Hex 7x7) gets ``az(time=T)`` with that network and its card's play keys, unless T is above
    the card's ``best_up_to_seconds`` (the longest move at which the network was measured
    stronger; NoGo 7x7: 0.2, as at 1 s it scored 46 of 100);
-2. 2048 gets ``mdp(d=2,c=200,leaf=network,sims=1000,time=T)``, the book's MDP MCTS with the
-   n-tuple network's value at the leaves, at the 1,000 simulations it was measured with (about
-   1.5 ms a move) or T, whichever ends first;
-3. every other game gets ``mcts(preset=strong,time=T)``.
+2. every other game gets its ``BEST_AGENT`` hook with ``time=T`` added: ``mcts(preset=strong)``
+   unless the game says otherwise (2048: ``mdp(d=2,c=200,leaf=network,sims=1000)``, the book's
+   MDP MCTS with the n-tuple network's value at the leaves, at the 1,000 simulations it was
+   measured with, about 1.5 ms a move, or T, whichever ends first).
 
 Only a time budget is offered (2048's simulations are the measured agent's, capped by T): a
 simulation of one of these agents costs tens of times another's, so equal simulations would not
-be a fair share between them. Without PyTorch (the ``az`` extra) rule 1 falls back to rule 3.
+be a fair share between them. Without PyTorch (the ``az`` extra) rule 1 falls back to rule 2.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from mctslab.search.budget import MAX_SECONDS
 
 #: the time per move of ``best`` without ``time=``, in seconds
 DEFAULT_SECONDS = 1.0
-#: the 2048 agent of rule 2 (docs/chance-and-mdp.md: 2048 reached in 196 of 200 games)
-G2048_BEST = "mdp(d=2,c=200,leaf=network,sims=1000)"
 
 
 class BestParams(pydantic.BaseModel):
@@ -59,12 +57,7 @@ class BestAgent(Agent):
         """The spec string of the agent ``best`` stands for in ``game``."""
         assert game is not None, "best is resolved for a game"
         keys = {"time": params.time, "seed": params.seed}
-        if _az_plays(game, params.time):
-            base = "az()"
-        elif game.NAME == "2048":
-            base = G2048_BEST
-        else:
-            base = "mcts(preset=strong)"
+        base = "az()" if _az_plays(game, params.time) else game.BEST_AGENT
         name, given = specstr.parse(base)
         return specstr.format_spec(
             name, {**given, **{k: v for k, v in keys.items() if v is not None}}

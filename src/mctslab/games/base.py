@@ -38,6 +38,9 @@ class Game:
     ROLLOUT_POLICIES: ClassVar[dict[str, int]] = {}
     #: optional hook: the agents this game offers beyond the generic ones, ``"module:Class"``
     AGENTS: ClassVar[tuple[str, ...]] = ()
+    #: optional hook: the spec, without a budget, of the strongest agent measured for this game
+    #: where no shipped AlphaZero network plays it (what ``best(time=T)`` makes, with T added)
+    BEST_AGENT: ClassVar[str] = "mcts(preset=strong)"
 
     def __init__(self, params: pydantic.BaseModel):
         self.params = params

@@ -53,6 +53,9 @@ class G2048Game(Game):
     }
     #: depth-limited expectimax and the greedy n-tuple network player
     AGENTS = ("mctslab.agents.g2048:ExpectimaxAgent", "mctslab.agents.g2048:NetworkAgent")
+    #: MDP MCTS with the n-tuple network's leaf values at the 1,000 simulations it was measured
+    #: with (2048 reached in 196 of 200 games, docs/chance-and-mdp.md); ``best`` caps it by time
+    BEST_AGENT = "mdp(d=2,c=200,leaf=network,sims=1000)"
 
     def _build(self, p: G2048Params):
         spec = self._spec(
