@@ -63,8 +63,8 @@ def test_canonical_spec_strings_round_trip(nim):
 
 def test_describe_agents_lists_every_key_with_ranges_and_defaults():
     text = describe_agents()
-    for word in ("random:", "flat:", "mcts:", "slides|paper|book|ucb1tuned", "expand: int >=1",
-                 "default robust", "leaf: playout|coin"):  # fmt: skip
+    for word in ("random:", "flat:", "mcts:", "slides|paper|paper_pm1|book|ucb1tuned",
+                 "expand: int >=1", "default robust", "leaf: playout|coin"):  # fmt: skip
         assert word in text
 
 

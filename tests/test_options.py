@@ -63,7 +63,10 @@ def test_the_agent_builds_its_config_in_one_step(nim):
         ({"c": math.nan}, "c=nan: not allowed; c takes float >=0 finite"),
         ({"c": -1.0}, "c=-1"),
         ({"rave_k": math.inf}, "rave_k=inf: not allowed; rave_k takes float >0 finite"),
-        ({"formula": "uct"}, "formula=uct: not allowed; formula takes slides|paper|book|ucb1tuned"),
+        (
+            {"formula": "uct"},
+            "formula=uct: not allowed; formula takes slides|paper|paper_pm1|book|ucb1tuned",
+        ),
         ({"final": "ratio"}, "final=ratio: not allowed; final takes robust|mean"),
         ({"z": 0}, "z=0: not allowed; z takes int >=1 <=1000000"),
         ({"solver": 1}, "solver=1: not allowed; solver takes true|false"),
@@ -101,7 +104,10 @@ def test_describe_agents_lists_the_presets():
     from mctslab.agents import describe_agents
 
     text = describe_agents()
-    assert "c: float | None >=0, default slides 0.7, paper 0.4, book 1, ucb1tuned 1" in text
+    c_line = (
+        "c: float | None >=0, default slides 0.7, paper 0.4, paper_pm1 0.4, book 1, ucb1tuned 1"
+    )
+    assert c_line in text
     assert "pool_rave: rave=paper,pool=10" in text
 
 

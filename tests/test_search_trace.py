@@ -112,6 +112,12 @@ def first_second_visit_of_b(score):
         ("slides", 0.7, lambda w, n, N: w / n + 0.7 * math.sqrt(2 * math.log(N) / n)),
         ("book", 1.3, lambda w, n, N: w / n + 1.3 * math.sqrt(math.log(N) / n)),
         ("paper", 1.6, lambda w, n, N: w / (n + 1) + 1.6 * math.sqrt(math.log(N + 1) / (n + 1))),
+        # rewards +1 and -1: B's loss scores -1/2 after one visit, not 0
+        (
+            "paper_pm1",
+            1.6,
+            lambda w, n, N: (2 * w - n) / (n + 1) + 1.6 * math.sqrt(math.log(N + 1) / (n + 1)),
+        ),
         # UCB1-Tuned: A's and B's win values never vary, so V = sqrt(2 ln N / n)
         (
             "ucb1tuned",

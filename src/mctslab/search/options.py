@@ -30,8 +30,8 @@ from typing import Any, Literal
 from mctslab.errors import SpecError
 from mctslab.search.budget import MAX_SECONDS
 
-FORMULAS = ("slides", "paper", "book", "ucb1tuned")
-Formula = Literal["slides", "paper", "book", "ucb1tuned"]
+FORMULAS = ("slides", "paper", "paper_pm1", "book", "ucb1tuned")
+Formula = Literal["slides", "paper", "paper_pm1", "book", "ucb1tuned"]
 RaveSchedule = Literal["off", "paper", "gelly_silver", "article"]
 
 
@@ -181,22 +181,26 @@ OPTIONS: tuple[Option, ...] = (
            gt=0, le=int(MAX_SECONDS), optional=True),
     Option("formula", str, "slides",
            "selection formula: `slides` Q + c·sqrt(2 ln N/n); `paper` W/(n+1) + "
+           "C·sqrt(ln(t+1)/(n+1)); `paper_pm1` the same with rewards ±1, (2W−n)/(n+1) + "
            "C·sqrt(ln(t+1)/(n+1)); `book` Q + c·sqrt(ln N/n); `ucb1tuned` "
            "Q + c·sqrt(ln N/n · min(1/4, V))",
            choices=FORMULAS, attr="formula",
            source="slides: lecture slides *Deep Learning 12 — MCTS*, the UCT slide; paper: "
-           f"{_NOGO}, §3.4; book: Kocsis and Szepesvári 2006, *Bandit based Monte-Carlo "
+           f"{_NOGO}, §3.4; paper_pm1: the same, rewards ±1 (the paper does not give its "
+           "reward scale); book: Kocsis and Szepesvári 2006, *Bandit based Monte-Carlo "
            f"planning*, as in {_SURVEY}; ucb1tuned: Auer, Cesa-Bianchi, Fischer 2002, "
            "*Finite-time analysis of the multiarmed bandit problem*, §4",
            needs=Needs(node=("value_sq",), when="ucb1tuned")),
-    Option("c", float, {"slides": 0.7, "paper": 0.4, "book": 1.0, "ucb1tuned": 1.0},
-           "exploration constant, for win values in [0, 1] (default: the formula's)",
+    Option("c", float,
+           {"slides": 0.7, "paper": 0.4, "paper_pm1": 0.4, "book": 1.0, "ucb1tuned": 1.0},
+           "exploration constant, for win values in [0, 1] (paper_pm1: in [-1, 1]; default: "
+           "the formula's)",
            ge=0, attr="c",
            source="slides 0.7 ≈ 1/sqrt(2), the constant of Kocsis and Szepesvári's analysis "
            "(0.7·sqrt(2 ln N/n) ≈ sqrt(ln N/n)); paper 0.4, the NoGo paper's best C against "
-           f"C = 0 at 2,000 simulations per move ({_NOGO}, §3.4); book 1.0, the same bonus as "
-           "slides; ucb1tuned 1.0 as in Auer et al. 2002, where the variance term scales the "
-           "bonus"),
+           f"C = 0 at 2,000 simulations per move ({_NOGO}, §3.4), also for paper_pm1; book "
+           "1.0, the same bonus as slides; ucb1tuned 1.0 as in Auer et al. 2002, where the "
+           "variance term scales the bonus"),
     Option("expand", int, 1, "visits before a node is expanded (slow node creation, z)",
            ge=1, le=1_000_000, attr="z", source=f"{_NOGO}, §3.2"),
     Option("expand_all", bool, True,

@@ -37,6 +37,7 @@ FORMULAS = {
     "paper": selection.PAPER,
     "book": selection.BOOK,
     "ucb1tuned": selection.UCB1_TUNED,
+    "paper_pm1": selection.PAPER_PM1,
 }
 LEAVES = {"playout": template.LEAF_PLAYOUT, "coin": template.LEAF_COIN}
 CHANCE_MODES = {"sampled": template.CHANCE_SAMPLED, "expanded": template.CHANCE_EXPANDED}

@@ -8,6 +8,10 @@ move, at a node whose parent-visit count is ``N``, and the constant ``c``:
 * ``PAPER`` (Chou, Teytaud, Yen 2011, the NoGo paper, Algorithm 1 and section 3.4):
   ``W/(n+1) + C sqrt(ln(t+1)/(n+1))`` with ``t = N``, and "+∞ if nb_t(o) = 0" (Algorithm 1):
   an untried move comes first as in the other formulas
+* ``PAPER_PM1``: ``PAPER`` with rewards +1 and -1 instead of 1 and 0 (the paper does not give
+  its reward scale): ``(2W - n)/(n+1) + C sqrt(ln(t+1)/(n+1))``, the same as ``PAPER``'s score
+  with ``(W + 1/2)/(n+1)`` (a few visits pulled towards an even game instead of a loss) and
+  ``C/2``
 * ``BOOK`` (Kocsis and Szepesvári 2006 as in Browne et al. 2012): ``Q + c sqrt(ln N / n)``
 * ``UCB1_TUNED`` (Auer, Cesa-Bianchi, Fischer 2002, eq. in section 4):
   ``Q + c sqrt(ln N / n * min(1/4, V))``, ``V = mean(w^2) - Q^2 + sqrt(2 ln N / n)``
@@ -18,7 +22,8 @@ never selected.
 
 **RAVE** (:func:`rave_beta`): a child with AMAF statistics (``amaf_n > 0``, see
 :mod:`mctslab.search.enhancements.amaf`) is scored with ``(1 - β) Q + β Q̃`` in place of ``Q``
-(under ``PAPER``, in place of ``W/(n+1)``: the paper's ``α r + (1 - α) r'``), plus the formula's
+(under ``PAPER``, in place of ``W/(n+1)``: the paper's ``α r + (1 - α) r'``, and under ``PAPER_PM1``
+``2 α r + 2 (1 - α) r' - 1``), plus the formula's
 exploration term. An unvisited child with AMAF statistics is no longer +inf: it scores ``Q̃``
 (β = 1 at n = 0 in every schedule) plus the exploration term taken at ``n = 1`` (under ``PAPER``
 the term already uses ``n + 1``: the paper's section 3.1 score ``α r + (1 − α) r′ +
@@ -40,6 +45,7 @@ SLIDES = 0
 PAPER = 1
 BOOK = 2
 UCB1_TUNED = 3
+PAPER_PM1 = 4
 # RAVE schedules (``UctParams.rave``).
 RAVE_OFF = 0
 RAVE_PAPER = 1
@@ -78,6 +84,9 @@ def ucb_score(formula, c, q, nf, ne, log_n, big_n, q_sq, mixed):
         return q + c * math.sqrt(log_n / ne)
     if formula == PAPER:
         qterm = q if mixed else q * nf / (nf + 1.0)
+        return qterm + c * math.sqrt(math.log(big_n + 1.0) / (nf + 1.0))
+    if formula == PAPER_PM1:
+        qterm = 2.0 * q - 1.0 if mixed else (2.0 * q - 1.0) * nf / (nf + 1.0)
         return qterm + c * math.sqrt(math.log(big_n + 1.0) / (nf + 1.0))
     var = q_sq - q * q + math.sqrt(2.0 * log_n / ne)
     return q + c * math.sqrt(log_n / ne * min(0.25, var))
