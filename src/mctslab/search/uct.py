@@ -35,9 +35,9 @@ from mctslab.search.tree import MAX_ACTIONS, PROVEN_EXACT, PROVEN_LOSS, PROVEN_W
 FORMULAS = {
     "slides": selection.SLIDES,
     "paper": selection.PAPER,
+    "paper_pm1": selection.PAPER_PM1,
     "book": selection.BOOK,
     "ucb1tuned": selection.UCB1_TUNED,
-    "paper_pm1": selection.PAPER_PM1,
 }
 LEAVES = {"playout": template.LEAF_PLAYOUT, "coin": template.LEAF_COIN}
 CHANCE_MODES = {"sampled": template.CHANCE_SAMPLED, "expanded": template.CHANCE_EXPANDED}

@@ -82,11 +82,9 @@ def ucb_score(formula, c, q, nf, ne, log_n, big_n, q_sq, mixed):
         return q + c * math.sqrt(2.0 * log_n / ne)
     if formula == BOOK:
         return q + c * math.sqrt(log_n / ne)
-    if formula == PAPER:
-        qterm = q if mixed else q * nf / (nf + 1.0)
-        return qterm + c * math.sqrt(math.log(big_n + 1.0) / (nf + 1.0))
-    if formula == PAPER_PM1:
-        qterm = 2.0 * q - 1.0 if mixed else (2.0 * q - 1.0) * nf / (nf + 1.0)
+    if formula in (PAPER, PAPER_PM1):
+        r = 2.0 * q - 1.0 if formula == PAPER_PM1 else q  # the mean reward on the formula's scale
+        qterm = r if mixed else r * nf / (nf + 1.0)
         return qterm + c * math.sqrt(math.log(big_n + 1.0) / (nf + 1.0))
     var = q_sq - q * q + math.sqrt(2.0 * log_n / ne)
     return q + c * math.sqrt(log_n / ne * min(0.25, var))
