@@ -213,3 +213,21 @@ def test_the_book_experiment_is_shipped():
         ]
     assert ex.missing(ex.load("mdp_2048_book", "quick")) == []
     assert mctslab.load_game("2048").num_players() == 1
+
+
+def test_the_reproduction_page_sets_out_a_score_table(tmp_path, monkeypatch):
+    """The page shows a score table as the experiment's report does (tiles reached with their
+    intervals, scores), not only its game counts."""
+    from mctslab.harness.experiments import reproduction
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    write(tmp_path / "experiments", TINY)
+    run = ["experiment", "run", "tiny2048", "--scale", "quick", "--workers", "1"]
+    assert CliRunner().invoke(main, [*run, "--out", "results"]).exit_code == 0
+    text, _ = reproduction.page(
+        ["tiny2048"], "quick", tmp_path / "results", tmp_path / "experiments" / "games", None
+    )
+    assert "| U | agent | games | reached 64 | reached 128 | reached 256 |" in text
+    assert "| zero | `mdp(d=2,c=100,leaf=zero,sims=4)` | 3 |" in text
+    assert "2 of 2 rows or pairs complete (6/6 games)." in text

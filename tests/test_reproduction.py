@@ -55,6 +55,8 @@ def test_naive_playouts_unless_the_table_names_anti_decisive_moves(name):
     for t in exp.tables:
         for c in t.cells:
             for spec in filter(None, (c.a, c.b)):
+                if "playout=uniform" in spec and exp.explains == "nogo_antidecisive":
+                    continue  # the table it explains pits legal playouts against naive ones
                 if "playout=uniform" in spec and exp.explains:
                     # a tested explanation may change the playouts, and names them in its title
                     assert "playouts" in t.title and "legal" in exp.title, (t.title, spec)
@@ -260,3 +262,14 @@ def test_explains_must_name_another_experiment(tmp_path, monkeypatch, value):
     (tmp_path / "experiments" / "why.toml").write_text(why)
     with pytest.raises(ex.ExperimentError, match=r"is not another experiment; known: .*tiny"):
         ex.load("why")
+
+
+def test_an_unplayed_round_robin_reads_not_run(tmp_path):
+    """A round robin with no games shows `not run` in each pair, not a 0% ± 100 score."""
+    text, counts = reproduction.page(
+        ["hex_round_robin"], "decide", tmp_path / "none", tmp_path / "none", None
+    )
+    table = text.split("### 8x8 Hex")[1]
+    assert "not run" in table and "0% ± 100" not in table and "100% ± 100" not in table
+    assert "0 of 15 rows or pairs complete (0/1500 games)." in table
+    assert counts == {"agrees": 0, "same direction": 0, "differs": 0}

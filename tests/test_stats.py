@@ -20,6 +20,14 @@ def test_wilson_interval_never_leaves_zero_one():
     assert stats.wilson_interval(0, 0) == (0.0, 1.0)
 
 
+@pytest.mark.parametrize("n", [1, 7, 100, 400, 1000])
+def test_wilson_interval_holds_the_rate(n):
+    # rounding once put 0 of 100 outside [3.5e-18, 0.037], and a plot's error bar went negative
+    for k in range(n + 1):
+        lo, hi = stats.wilson_interval(k, n)
+        assert 0.0 <= lo <= k / n <= hi <= 1.0
+
+
 def test_two_sigma_is_the_papers_figure():
     # NoGo paper §3.3: 78% at "standard deviation 3.25%" needs about 163 games
     assert stats.two_sigma(50, 100) == pytest.approx(0.1)

@@ -21,6 +21,9 @@ def wilson_interval(score: float, n: int, z: float = Z95) -> tuple[float, float]
     ``score`` is wins plus half the draws out of ``n`` games::
 
         centre = (p + z²/2n) / (1 + z²/n),  half = z·sqrt(p(1−p)/n + z²/4n²) / (1 + z²/n)
+
+    The interval always holds p; the bounds are clamped to p so that rounding at p = 0 or 1
+    (``centre − half`` came out 3.5e-18 at 0 of 100) never puts p outside it.
     """
     if n <= 0:
         return (0.0, 1.0)
@@ -28,7 +31,7 @@ def wilson_interval(score: float, n: int, z: float = Z95) -> tuple[float, float]
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def two_sigma(score: float, n: int) -> float:

@@ -68,7 +68,9 @@ def score_row(cr: CellResult, tiles: list[int]) -> dict:
     }
 
 
-def _score_column(tr: TableResult) -> list[str]:
+def score_table(tr: TableResult) -> list[str]:
+    """A score table: per row the games, the share reaching each tile with its Wilson 95%
+    interval, the median and mean score and the milliseconds of search a move."""
     t = tr.table
     tiles = tiles_of(tr)
     out = [
@@ -142,9 +144,9 @@ def markdown(exp: Experiment, results: list[TableResult], meta: dict) -> str:
         if t.title:
             lines += [f"## {t.title}", ""]
         if exp.kind == "round_robin":
-            lines += _round_robin(tr)
+            lines += round_robin_table(tr)
         elif exp.kind == "score":
-            lines += _score_column(tr)
+            lines += score_table(tr)
         elif t.col_labels:
             lines += _grid(tr, exp.value)
         else:
@@ -222,7 +224,9 @@ def _grid(tr: TableResult, value: str) -> list[str]:
     return out
 
 
-def _round_robin(tr: TableResult) -> list[str]:
+def round_robin_table(tr: TableResult) -> list[str]:
+    """A round robin's cross table: the row agent's score against each column (± 2σ) and its
+    overall score."""
     agents = tr.table.agents
     score: dict[tuple[str, str], str] = {}
     totals = dict.fromkeys(agents, 0.0)
@@ -230,6 +234,9 @@ def _round_robin(tr: TableResult) -> list[str]:
     for cr in tr.cells:
         s = cr.match.summary
         a, b = cr.cell.a, cr.cell.b
+        if s.games == 0:
+            score[a, b] = score[b, a] = "not run"
+            continue
         score[a, b] = f"{100 * s.win_rate_a:.0f}% ± {100 * s.two_sigma:.0f}"
         score[b, a] = f"{100 * (1 - s.win_rate_a):.0f}% ± {100 * s.two_sigma:.0f}"
         totals[a] += s.score_a
@@ -241,11 +248,9 @@ def _round_robin(tr: TableResult) -> list[str]:
         "| --- |" + " ---: |" * (len(agents) + 1),
     ]
     for a in agents:
-        overall = totals[a] / counts[a] if counts[a] else 0.0
+        overall = f"{100 * totals[a] / counts[a]:.0f}%" if counts[a] else "—"
         out.append(
-            f"| `{a}` | "
-            + " | ".join(score.get((a, b), "—") for b in agents)
-            + f" | {100 * overall:.0f}% |"
+            f"| `{a}` | " + " | ".join(score.get((a, b), "—") for b in agents) + f" | {overall} |"
         )
     return out
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mctslab.harness import stats
 from mctslab.harness.experiments import archive
-from mctslab.harness.experiments.report import source_value
+from mctslab.harness.experiments.report import round_robin_table, score_table, source_value
 from mctslab.harness.experiments.runner import CellResult, TableResult, collect, timed
 from mctslab.harness.experiments.spec import Experiment, load
 from mctslab.harness.store import ResultsStore
@@ -163,18 +163,19 @@ def _memory_table(tr: TableResult) -> list[str]:
 
 
 def _other_table(exp: Experiment, tr: TableResult) -> list[str]:
-    """Round robins and score tables: no source figures, so the games only."""
+    """Round robins and score tables: no source figures, so our games only, as the
+    experiment's own report sets them out, and the games played of the scale's."""
     if exp.kind == "score":
-        return [
-            f"| {cr.cell.row_label} | {len(cr.score.games)}/{tr.table.games} games |"
-            for cr in tr.cells
-        ]
-    return [
-        f"| `{cr.cell.a}` – `{cr.cell.b}` | {cr.match.summary.games}/{tr.table.games} games | "
-        + (_ours(cr)[0] if cr.match.summary.games else "not run")
-        + " |"
-        for cr in tr.cells
-    ]
+        played = [len(cr.score.games) for cr in tr.cells]
+        return [*score_table(tr), "", _played(played, tr.table.games)]
+    played = [cr.match.summary.games for cr in tr.cells]
+    return [*round_robin_table(tr), "", _played(played, tr.table.games)]
+
+
+def _played(played: list[int], needed: int) -> str:
+    done = sum(n >= needed for n in played)
+    games = f"{sum(played)}/{needed * len(played)} games"
+    return f"{done} of {len(played)} rows or pairs complete ({games})."
 
 
 def _open(name: str, results: Path, exports: Path) -> tuple[ResultsStore, str]:
