@@ -29,10 +29,9 @@ from typing import Any, Literal
 
 from mctslab.errors import SpecError
 from mctslab.search.budget import MAX_SECONDS
+from mctslab.search.enhancements import selection
 
-FORMULAS = ("slides", "paper", "paper_pm1", "book", "ucb1tuned")
-Formula = Literal["slides", "paper", "paper_pm1", "book", "ucb1tuned"]
-RaveSchedule = Literal["off", "paper", "gelly_silver", "article"]
+FORMULAS = tuple(selection.FORMULA_CODES)
 
 
 @dataclass(frozen=True)
@@ -230,7 +229,7 @@ OPTIONS: tuple[Option, ...] = (
            "RAVE/AMAF: the value is (1−β)·Q + β·Q̃ with the AMAF mean Q̃; `paper` β = K/(K+n); "
            "`gelly_silver` β = ñ/(n + ñ + 4b²nñ); `article` β = max(0, (K−n)/K) (the article "
            "mixes the whole UCT score, here the value only)",
-           choices=("off", "paper", "gelly_silver", "article"), attr="rave", canonical="changed",
+           choices=tuple(selection.RAVE_CODES), attr="rave", canonical="changed",
            source=f"paper: {_NOGO}, §3.1; gelly_silver: Gelly and Silver 2011, *Monte-Carlo tree "
            f"search and rapid action value estimation in computer Go*; article: {_HEX}' RAVE "
            "agent", needs=Needs(node=("amaf_n", "amaf_v"), unless="off")),

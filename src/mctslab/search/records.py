@@ -39,7 +39,7 @@ class UctParams(NamedTuple):
     c: float  # exploration constant
     lo: float  # min utility: win value w = (r - lo) / span
     span: float  # max utility - min utility (1 when they are equal)
-    formula: int  # selection formula (SLIDES, PAPER, BOOK, UCB1_TUNED)
+    formula: int  # selection formula (a value of selection.FORMULA_CODES)
     z: int  # visits before a node is expanded
     expand_all: bool  # every child at once (else one per simulation)
     solver: bool  # MCTS-Solver

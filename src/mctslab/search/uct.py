@@ -32,21 +32,8 @@ from mctslab.search.result import SearchResult, depth_summary, first_decision_st
 from mctslab.search.transpositions import ProvenTable
 from mctslab.search.tree import MAX_ACTIONS, PROVEN_EXACT, PROVEN_LOSS, PROVEN_WIN, ROOT, Tree
 
-FORMULAS = {
-    "slides": selection.SLIDES,
-    "paper": selection.PAPER,
-    "paper_pm1": selection.PAPER_PM1,
-    "book": selection.BOOK,
-    "ucb1tuned": selection.UCB1_TUNED,
-}
 LEAVES = {"playout": template.LEAF_PLAYOUT, "coin": template.LEAF_COIN}
 CHANCE_MODES = {"sampled": template.CHANCE_SAMPLED, "expanded": template.CHANCE_EXPANDED}
-RAVE_SCHEDULES = {
-    "off": selection.RAVE_OFF,
-    "paper": selection.RAVE_PAPER,
-    "gelly_silver": selection.RAVE_GELLY_SILVER,
-    "article": selection.RAVE_ARTICLE,
-}
 
 
 #: the Python type of each field of :class:`UctParams`
@@ -57,19 +44,20 @@ def uct_params(config: UctConfig, spec, solver: bool, chance_tree: bool) -> UctP
     """The kernel's scalar parameters from ``config`` and the game's ``spec`` (every field of one
     Python type, so that the kernel compiles once per game). A field named like a
     :class:`UctConfig` attribute takes that attribute, converted to the field's type; the rest
-    are the codes of the tables above and what the game and the caller decide."""
+    are the codes of the tables above (and of selection.FORMULA_CODES and RAVE_CODES) and what
+    the game and the caller decide."""
     lo = float(spec.min_utility)
     hi = float(spec.max_utility) if spec.max_utility > spec.min_utility else lo + 1.0
     decided = dict(
         lo=lo,
         span=hi - lo,
-        formula=FORMULAS[config.formula],
+        formula=selection.FORMULA_CODES[config.formula],
         solver=bool(solver),
         leaf=LEAVES[config.leaf],
         num_players=int(spec.num_players),
         num_actions=int(spec.num_distinct_actions),
         max_length=int(spec.max_game_length),
-        rave=RAVE_SCHEDULES[config.rave],
+        rave=selection.RAVE_CODES[config.rave],
         policy=bool(config.uses_policy),
         chance=CHANCE_MODES[config.chance] if chance_tree else template.CHANCE_OFF,
         num_chance=int(spec.num_chance_outcomes),

@@ -51,6 +51,21 @@ RAVE_OFF = 0
 RAVE_PAPER = 1
 RAVE_GELLY_SILVER = 2
 RAVE_ARTICLE = 3
+#: the ``formula`` and ``rave`` options' values (in the order ``--help`` lists them) and the
+#: codes the kernels read: the one declaration of each list
+FORMULA_CODES = {
+    "slides": SLIDES,
+    "paper": PAPER,
+    "paper_pm1": PAPER_PM1,
+    "book": BOOK,
+    "ucb1tuned": UCB1_TUNED,
+}
+RAVE_CODES = {
+    "off": RAVE_OFF,
+    "paper": RAVE_PAPER,
+    "gelly_silver": RAVE_GELLY_SILVER,
+    "article": RAVE_ARTICLE,
+}
 
 
 @njit(cache=True)
