@@ -47,15 +47,18 @@ bench: install
 	$(BIN)/mctslab bench all
 
 # The deciding-scale runs of every source table, in the order of the plan in
-# experiments/reproduction-notes.md (cheap and diagnostic first, the timed tables last, unniced so
-# their time per move is honest), then the page. Resumable: rerun to go on (docs/experiments.md).
-REPRODUCE_FIXED := nogo_coin nogo_memory nogo_nf nogo_slow_nodes nogo_c_sweep nim_report \
-	nim_strategic nim_coin nim_time nogo_antidecisive nogo_go_playouts go_c_sweep go_slow_nodes \
+# experiments/reproduction-notes.md (cheap and diagnostic first; the timed tables, the Nim ones at
+# 10 and 100 ms a move among them, last and unniced so their time per move is honest), then the
+# page. Resumable: rerun to go on (docs/experiments.md).
+REPRODUCE_FIXED := nogo_coin nogo_memory nogo_nf nogo_slow_nodes nogo_c_sweep nogo_antidecisive \
+	nogo_go_playouts go_c_sweep go_slow_nodes \
 	nogo_scalability_uct nogo_scalability nogo_rave mdp_2048_book nogo9_strong_enhancements \
 	nogo_c_sweep_without_rave nogo_go_playouts_unadapted nogo_slow_nodes_with_rave \
 	nogo_rave_uniform_playouts nogo_scalability_uct_with_uct nogo_rave_large_k \
-	nogo_rave_without_exploration nogo_rave_without_exploration_large_k
-REPRODUCE_TIMED := hex_round_robin nogo_slow_nodes_time go_slow_nodes_time
+	nogo_rave_without_exploration nogo_rave_without_exploration_large_k nogo_rave_rewards_pm1 \
+	nogo_scalability_uct_rewards_pm1 nogo_antidecisive_rewards_pm1
+REPRODUCE_TIMED := nim_report nim_strategic nim_coin nim_time hex_round_robin nogo_slow_nodes_time \
+	go_slow_nodes_time
 reproduce: install
 	set -e; for n in $(REPRODUCE_FIXED); do nice -n 10 $(BIN)/mctslab experiment run $$n --scale decide; done
 	set -e; for n in $(REPRODUCE_TIMED); do $(BIN)/mctslab experiment run $$n --scale decide; done

@@ -25,6 +25,22 @@ CUTS = {
 }
 
 
+def test_make_reproduce_runs_every_experiment_once_and_the_timed_ones_unniced():
+    """`make reproduce` lists each experiment file once: the fixed-budget ones (run niced) and
+    the timed ones (not niced, so that their seconds a move are the machine's)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "Makefile").read_text().replace("\\\n", " ")
+    lists = {
+        k: re.search(rf"^{k} := (.*)$", text, re.M).group(1).split()
+        for k in ("REPRODUCE_FIXED", "REPRODUCE_TIMED")
+    }
+    listed = lists["REPRODUCE_FIXED"] + lists["REPRODUCE_TIMED"]
+    assert sorted(listed) == sorted(ex.list_names())
+    timed = [n for n in ex.list_names() if any("time=" in s for s in _specs(ex.load(n, "decide")))]
+    assert sorted(lists["REPRODUCE_TIMED"]) == sorted(timed)
+
+
 def _specs(exp):
     return [s for t in exp.tables for c in t.cells for s in (c.a, c.b) if s]
 
