@@ -289,3 +289,24 @@ def test_an_unplayed_round_robin_reads_not_run(tmp_path):
     assert "not run" in table and "0% ± 100" not in table and "100% ± 100" not in table
     assert "0 of 15 rows or pairs complete (0/1500 games)." in table
     assert counts == {"agrees": 0, "same direction": 0, "differs": 0}
+
+
+def test_the_page_links_each_played_experiments_figures_beside_it(tmp_path, monkeypatch):
+    """`experiment report --out DIR/page.md` writes the played experiments' figures into
+    DIR/page/ and links them; an experiment without games gets none, and a figure left from
+    an experiment no longer listed goes when the whole page is written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(TINY)
+    (tmp_path / "experiments" / "idle.toml").write_text(TINY.replace('"tiny"', '"idle"'))
+    run = ["experiment", "run", "tiny", "--scale", "quick", "--workers", "1", "--out", "results"]
+    assert CliRunner().invoke(main, run).exit_code == 0
+    (tmp_path / "out" / "page").mkdir(parents=True)
+    (tmp_path / "out" / "page" / "gone-quick-t1.png").write_bytes(b"old")
+    report = ["experiment", "report", "--scale", "quick", "--out", "out/page.md"]
+    res = CliRunner().invoke(main, report)
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "out" / "page.md").read_text()
+    assert sorted(p.name for p in (tmp_path / "out" / "page").iterdir()) == ["tiny-quick-t1.png"]
+    assert "![tiny-quick-t1](page/tiny-quick-t1.png)" in text
+    assert "idle-quick" not in text

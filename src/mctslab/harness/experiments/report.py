@@ -291,26 +291,37 @@ def plots(exp: Experiment, results: list[TableResult], out_dir: Path) -> list[st
             xs_all = [float(r) for r in t.row_labels]
         except ValueError:
             xs_all = None
-        if xs_all and len(xs_all) > 1 and exp.kind != "round_robin":
+        played = [c for c in tr.cells if c.bytes or (c.match and c.match.summary.games)]
+        if xs_all and len(xs_all) > 1 and exp.kind != "round_robin" and played:
             fig, ax = plt.subplots(figsize=(6, 4))
             for col in t.col_labels or [None]:
                 crs = [c for c in tr.cells if c.cell.col_label == col]
-                xs = [float(c.cell.row_label) for c in crs]
-                name = col or "ours"
+                ours = [c for c in crs if any(c is p for p in played)]
+                xs = [float(c.cell.row_label) for c in ours]
+                label = f"{col}: " if col else ""
                 if exp.kind == "memory":
-                    ax.plot(xs, [c.bytes for c in crs], "o-", label=f"{name}: ours")
+                    (line,) = ax.plot(xs, [c.bytes for c in ours], "o-", label=f"{label}ours")
                 else:
-                    ys = [c.match.summary.win_rate_a for c in crs]
-                    ci = [c.match.summary.ci95 for c in crs]
-                    ax.plot(xs, ys, "o-", label=f"{name}: ours")
-                    ax.fill_between(xs, [c[0] for c in ci], [c[1] for c in ci], alpha=0.2)
+                    ys = [c.match.summary.win_rate_a for c in ours]
+                    ci = [c.match.summary.ci95 for c in ours]
+                    (line,) = ax.plot(xs, ys, "o-", label=f"{label}ours")
+                    lo, hi = [c[0] for c in ci], [c[1] for c in ci]
+                    ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
                 src = [
-                    (x, source_value(c.cell.source, exp.value, t.source_games))
-                    for x, c in zip(xs, crs, strict=True)
+                    (
+                        float(c.cell.row_label),
+                        source_value(c.cell.source, exp.value, t.source_games),
+                    )
+                    for c in crs
                 ]
                 src = [(x, y) for x, y in src if y is not None]
                 if src:
-                    ax.plot(*zip(*src, strict=True), "x--", label=f"{name}: source")
+                    ax.plot(
+                        *zip(*src, strict=True),
+                        "x--",
+                        color=line.get_color(),
+                        label=f"{label}source",
+                    )
             if max(xs_all) / max(min(xs_all), 1e-9) >= 20:
                 ax.set_xscale("log")
             ax.set_xlabel(t.row_name)

@@ -16,7 +16,12 @@ from pathlib import Path
 
 from mctslab.harness import stats
 from mctslab.harness.experiments import archive
-from mctslab.harness.experiments.report import round_robin_table, score_table, source_value
+from mctslab.harness.experiments.report import (
+    plots,
+    round_robin_table,
+    score_table,
+    source_value,
+)
 from mctslab.harness.experiments.runner import CellResult, TableResult, collect, timed
 from mctslab.harness.experiments.spec import Experiment, load
 from mctslab.harness.store import ResultsStore
@@ -191,9 +196,17 @@ def _open(name: str, results: Path, exports: Path) -> tuple[ResultsStore, str]:
 
 
 def page(
-    names: list[str], scale: str, results: Path, exports: Path, notes: Path | None
+    names: list[str],
+    scale: str,
+    results: Path,
+    exports: Path,
+    notes: Path | None,
+    figures: Path | None = None,
 ) -> tuple[str, dict[str, int]]:
-    """The Markdown page and the count of each verdict."""
+    """The Markdown page and the count of each verdict. With ``figures`` (a folder beside the
+    page), each experiment with games gets its report's figures there (A's rate against the
+    row variable with the Wilson band and the source's figures; bytes; tiles and scores),
+    linked from the page as ``FOLDER/NAME-SCALE-tK.png``."""
     counts = {AGREES: 0, SAME: 0, DIFFERS: 0}
     body: list[str] = []
     summary = [
@@ -239,6 +252,10 @@ def page(
                 elif cr.score is not None:
                     played += len(cr.score.games)
                     seconds += sum(g["seconds"] for g in cr.score.games)
+        if figures is not None and (played or any(cr.bytes for tr in res for cr in tr.cells)):
+            figures.mkdir(parents=True, exist_ok=True)
+            for f in plots(exp, res, figures):
+                body += [f"![{Path(f).stem}]({figures.name}/{Path(f).name})", ""]
         named = f"`{exp.name}` (`{exp.explains}`)" if exp.explains else f"`{exp.name}`"
         row = (
             f"| {named} | {exp.title} | {played}/{needed} | {seconds / 3600:.2f} "

@@ -473,7 +473,8 @@ REPRODUCTION_PAGE = "docs/reproduction.md"
 def experiment_report(names, scale, results, out):
     """Write the reproduction page: every source table beside ours with a verdict per cell,
     from the games in RESULTS/NAME.sqlite, else the committed experiments/games/NAME.jsonl.gz
-    (NAMES: the experiments, default all). Plays nothing."""
+    (NAMES: the experiments, default all), with each played experiment's figures in the folder
+    named like the page (docs/reproduction/). Plays nothing."""
     from mctslab.harness.experiments import archive, reproduction, spec
 
     if out is None:
@@ -481,12 +482,18 @@ def experiment_report(names, scale, results, out):
     chosen = list(names) or spec.list_names()
     for name in chosen:
         spec.find(name)
+    figures = None
+    if out != "-":  # the figures go beside the page, in a folder named like it
+        figures = Path(out).with_suffix("")
+        for old in figures.glob(f"*-{scale}-*.png") if not names else ():
+            old.unlink()  # the whole page: figures of experiments no longer listed go too
     text, counts = reproduction.page(
         chosen,
         scale,
         Path(results),
         archive.FOLDER,
         archive.FOLDER.parent / "reproduction-notes.md",
+        figures,
     )
     verdicts = (
         f"{counts['agrees']} cells agree, {counts['same direction']} same direction, "
