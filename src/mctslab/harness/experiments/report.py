@@ -283,7 +283,14 @@ def plots(exp: Experiment, results: list[TableResult], out_dir: Path) -> list[st
     files = []
     for ti, tr in enumerate(results):
         t = tr.table
+        played = [
+            c
+            for c in tr.cells
+            if c.bytes or (c.match and c.match.summary.games) or (c.score and c.score.games)
+        ]
         if exp.kind == "score":
+            if not played:
+                continue
             fig = _score_plot(exp, tr, plt)
             files.append(_save(fig, out_dir / f"{exp.name}-{exp.scale}-t{ti + 1}.png"))
             continue
@@ -291,7 +298,6 @@ def plots(exp: Experiment, results: list[TableResult], out_dir: Path) -> list[st
             xs_all = [float(r) for r in t.row_labels]
         except ValueError:
             xs_all = None
-        played = [c for c in tr.cells if c.bytes or (c.match and c.match.summary.games)]
         if xs_all and len(xs_all) > 1 and exp.kind != "round_robin" and played:
             fig, ax = plt.subplots(figsize=(6, 4))
             for col in t.col_labels or [None]:

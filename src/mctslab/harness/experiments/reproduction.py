@@ -252,7 +252,7 @@ def page(
                 elif cr.score is not None:
                     played += len(cr.score.games)
                     seconds += sum(g["seconds"] for g in cr.score.games)
-        if figures is not None and (played or any(cr.bytes for tr in res for cr in tr.cells)):
+        if figures is not None:  # plots() draws only the tables with games
             figures.mkdir(parents=True, exist_ok=True)
             for f in plots(exp, res, figures):
                 body += [f"![{Path(f).stem}]({figures.name}/{Path(f).name})", ""]
