@@ -340,7 +340,7 @@ class Preset:
 #: ``mcts(preset=strong)``: game name -> the keys of the strongest configuration measured there
 #: (the evidence for each key is in docs/strength.md).
 STRONG: dict[str, dict[str, Any]] = {
-    "nogo": {"rave": "paper", "c": 0.0, "rave_k": 1119.0, "playout": "contested"},
+    "nogo": {"rave": "paper", "c": 0.0, "rave_k": 1119.0, "playout": "nf2"},
     "hex": {"rave": "paper", "c": 0.0, "playout": "bridge"},
     "go": {"rave": "paper", "c": 0.0, "playout": "go_sa", "prior": 1.0},
     "nim": {"playout": "strategic"},
