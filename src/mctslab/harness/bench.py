@@ -108,8 +108,8 @@ def search(game: Game, agent_spec: str, seed: int = 0) -> dict:
 
 
 #: ``bench presets``: the agents compared with plain UCT (every ``mcts`` preset, decisive and
-#: anti-decisive moves alone, the other NoGo playouts, a combination, root parallelisation); a
-#: row is skipped where the game lacks the policy.
+#: anti-decisive moves alone, the other NoGo playouts, a combination, the strong preset (each
+#: game's default), root parallelisation); a row is skipped where the game lacks the policy.
 PRESET_AGENTS = (
     "mcts(preset=uct)",
     "mcts(preset=rave)",
@@ -125,6 +125,7 @@ PRESET_AGENTS = (
     "mcts(playout=contested)",
     "mcts(playout=go)",
     "mcts(preset=qbr)",
+    "mcts(preset=strong)",
     "mcts(workers=2)",
 )
 
