@@ -477,6 +477,38 @@ def test_self_play_without_a_full_search_gives_empty_samples_the_buffer_takes():
     assert len(buffer) == len(some["z"])
 
 
+def test_random_openings_start_games_after_random_moves_that_give_no_sample():
+    """With ``random_openings`` = 1 every game begins with 1 to ``random_moves`` uniformly random
+    moves, unsearched: no sample is of the initial position (n = 21), and a seeded run repeats
+    them. Without, every game's first sample is the initial position."""
+    game = mctslab.load_game("nim(n=21,k=3)")
+    net = az_net.AzNet(az_net.shape_for(game, 1, 8, 16)).eval()
+    cfg = TrainConfig(game=game.spec.spec_string, **{**TINY, "sims": 8, "games": 6})
+    first = game.observation(game.new_initial_state().array)
+
+    def starts(samples):
+        return sum(bool(np.array_equal(o, first)) for o in samples["obs"])
+
+    assert starts(self_play(game, net, cfg, 6, seed=1)) == 6
+    opened = dataclasses.replace(cfg, random_openings=1.0, random_moves=3)
+    samples = self_play(game, net, opened, 6, seed=1)
+    assert len(samples["z"]) > 0 and starts(samples) == 0
+    again = self_play(game, net, opened, 6, seed=1)  # seeded: the same openings and games
+    assert all(np.array_equal(samples[k], again[k]) for k in samples)
+
+
+def test_random_openings_must_be_a_share(tmp_path):
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    out = tmp_path / "run"
+    args = ["train", "az", "nim(n=12,k=3)", "--out", str(out), "--random-openings", "1.5"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2 and "--random-openings" in res.output
+    assert "Traceback" not in res.output and not out.exists()
+
+
 @pytest.mark.parametrize(
     "extra", [["--sims", "8", "--fast-sims", "8"], ["--gumbel", "--sims", "8", "--fast-sims", "2"]]
 )

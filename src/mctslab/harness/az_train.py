@@ -18,6 +18,15 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    full searches' positions become samples, so that a game costs fewer simulations and the
    value targets come from more games, less correlated with each other (KataGo: p = 0.25,
    600 and 100 simulations).
+   With ``random_openings`` = p > 0 a game starts, with probability p, with k uniformly random
+   legal moves, k drawn uniformly from 1 to ``random_moves``; those moves are not searched and
+   give no sample. Self-play from the empty board sees few of the positions that weaker or
+   careless play reaches, and the network's values of such early positions are what a
+   value-keeping benchmark of mixed-strength games finds wrong (docs/alphazero.md, Connect
+   Four). A simpler form of KataGo's game branching (Wu, "Accelerating Self-Play Learning in
+   Go", 2019, appendix D: a few per cent of positions branch to a move drawn from the policy at
+   temperature 1, 2 or infinity, so that the network has experience of "positions where both
+   sides have played highly suboptimally").
    A move is drawn in proportion to the visit counts for the first ``temp_moves`` moves of a game
    (temperature 1), then the most visited (MCTS-Solver's verdicts applied to the visits:
    :func:`mctslab.search.az.playable_visits`). With ``reuse`` a game's next search starts in the
@@ -117,6 +126,10 @@ class TrainConfig:
     #: (0: every move searched in full) and the share of moves searched in full
     fast_sims: int = 0
     full_share: float = 0.25
+    #: the share of self-play games that begin with 1..``random_moves`` uniformly random moves
+    #: (module docstring, step 1); 0: none
+    random_openings: float = 0.0
+    random_moves: int = 8
     weight_decay: float = 1e-4
     c_puct: float = 1.25
     noise_alpha: float = 0.3
@@ -162,8 +175,15 @@ def self_play(
         quick = AzSearch(game, quick_cfg, search.evaluate, seed + 1)
     a = game.spec.num_distinct_actions
     states = [game.new_initial_state() for _ in range(n_games)]
+    if cfg.random_openings > 0:
+        for state in states:
+            if rng.random() < cfg.random_openings:
+                for _ in range(int(rng.integers(1, cfg.random_moves + 1))):
+                    if state.is_terminal():
+                        break
+                    state.apply_action(int(rng.choice(state.legal_actions())))
     records: list[list[tuple]] = [[] for _ in range(n_games)]
-    active = list(range(n_games))
+    active = [i for i in range(n_games) if not states[i].is_terminal()]
     reuse = cfg.reuse and not cfg.gumbel
     kept: dict[int, az_tree.AzTree] = {}  # game -> the subtree of the move it played (reuse)
     while active:

@@ -101,6 +101,15 @@ def self_play_options(fn):
     help="with --fast-sims: the share of moves searched in full (a new run only)",
 )  # fmt: skip
 @click.option(
+    "--random-openings", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+    help="the share of self-play games that begin with 1 to --random-moves uniformly random "
+    "moves, which give no sample (a new run only)",
+)  # fmt: skip
+@click.option(
+    "--random-moves", default=8, show_default=True, type=click.IntRange(1, 1000),
+    help="with --random-openings: the most random moves a game begins with (a new run only)",
+)  # fmt: skip
+@click.option(
     "--lr-drop", "lr_drops", multiple=True, type=click.IntRange(1, 10**9),
     help="divide the learning rate by 10 from this iteration on (repeat for more drops; "
     "a new run only)",
@@ -147,7 +156,8 @@ def self_play_options(fn):
 )
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
-    value_mix, fast_sims, full_share, lr_drops, eval_games, eval_every, eval_sims, eval_against,
+    value_mix, fast_sims, full_share, random_openings, random_moves, lr_drops, eval_games,
+    eval_every, eval_sims, eval_against,
     gumbel, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
@@ -177,6 +187,8 @@ def train_az(
         value_mix=value_mix,
         fast_sims=fast_sims,
         full_share=full_share,
+        random_openings=random_openings,
+        random_moves=random_moves,
         gumbel=gumbel,
         reuse=reuse,
         seed=seed,
