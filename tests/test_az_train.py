@@ -497,27 +497,20 @@ def test_random_openings_start_games_after_random_moves_that_give_no_sample():
     assert all(np.array_equal(samples[k], again[k]) for k in samples)
 
 
-def test_random_openings_must_be_a_share(tmp_path):
-    from click.testing import CliRunner
-
-    from mctslab.interfaces.cli.main import main
-
-    out = tmp_path / "run"
-    args = ["train", "az", "nim(n=12,k=3)", "--out", str(out), "--random-openings", "1.5"]
-    res = CliRunner().invoke(main, args)
-    assert res.exit_code == 2 and "--random-openings" in res.output
-    assert "Traceback" not in res.output and not out.exists()
-
-
 @pytest.mark.parametrize(
-    "extra", [["--sims", "8", "--fast-sims", "8"], ["--gumbel", "--sims", "8", "--fast-sims", "2"]]
+    "extra, option",
+    [
+        (["--sims", "8", "--fast-sims", "8"], "--fast-sims"),  # fewer quick simulations
+        (["--gumbel", "--sims", "8", "--fast-sims", "2"], "--fast-sims"),  # and PUCT
+        (["--random-openings", "1.5"], "--random-openings"),  # a share
+    ],
 )
-def test_quick_searches_need_fewer_simulations_and_puct(tmp_path, extra):
+def test_bad_self_play_options_are_refused_before_a_run_starts(tmp_path, extra, option):
     from click.testing import CliRunner
 
     from mctslab.interfaces.cli.main import main
 
     out = tmp_path / "run"
     res = CliRunner().invoke(main, ["train", "az", "nim(n=12,k=3)", "--out", str(out), *extra])
-    assert res.exit_code == 2 and "--fast-sims" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and option in res.output and "Traceback" not in res.output
     assert not out.exists()
