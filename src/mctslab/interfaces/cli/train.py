@@ -1,4 +1,7 @@
-"""``mctslab train 2048``: train (or go on training) the 2048 n-tuple network by TD(0)
+"""``mctslab train`` (``az`` comes from :mod:`mctslab.interfaces.cli.az`, added in
+:mod:`mctslab.interfaces.cli.main`).
+
+``mctslab train 2048``: train (or go on training) the 2048 n-tuple network by TD(0)
 (:mod:`mctslab.games.g2048_ntuple`) that the ``network`` agent and ``mdp(leaf=network)`` use;
 ``mctslab train pack-2048``: write a network as a packed file
 (:mod:`mctslab.games.g2048_ntuple_pack`), the form shipped with the package."""
@@ -10,7 +13,8 @@ import click
 
 @click.group()
 def train():
-    """Train a learned evaluation (2048's n-tuple network)."""
+    """Train a learned evaluation: an AlphaZero network by self-play (az) or 2048's n-tuple
+    network (2048, pack-2048)."""
 
 
 @train.command("2048")
