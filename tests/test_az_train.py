@@ -14,6 +14,7 @@ import pytest
 
 import mctslab
 from mctslab.agents import make_agent
+from mctslab.errors import MctslabError
 
 torch = pytest.importorskip("torch")
 
@@ -181,6 +182,27 @@ def test_a_step_schedule_drops_the_rate_at_its_iterations_also_across_a_resume(t
     card = json.loads((tmp_path / CARD).read_text())
     assert [e["iteration"] for e in card["lr_schedule"]] == [0, 1, 3]
     assert card["config"]["lr_drops"] == [1, 3]
+
+
+def test_a_resumed_run_takes_a_new_schedule_of_the_drops_still_ahead(tmp_path):
+    cfg = TrainConfig(game="nim(n=12,k=3)", lr_drops=(1, 3), **TINY)
+    t = Trainer(cfg, tmp_path)
+    t.iterate()
+    t.iterate()  # at 1 the rate dropped; the drop at 3 is still ahead
+    with pytest.raises(MctslabError, match="--lr-drop 1: the run is at iteration 2"):
+        Trainer(cfg, tmp_path, lr_drops=(1, 4))
+    moved = Trainer(cfg, tmp_path, lr_drops=(2, 4))  # 3 moved to 2 (the next iteration) and 4
+    assert moved.cfg.lr_drops == (1, 2, 4)
+    moved.iterate()
+    assert moved.opt.param_groups[0]["lr"] == pytest.approx(cfg.lr / 100)
+    moved.iterate()  # iteration 3: no drop there any more
+    assert moved.opt.param_groups[0]["lr"] == pytest.approx(cfg.lr / 100)
+    again = Trainer(cfg, tmp_path)  # no drops given: the run keeps its new schedule
+    assert again.cfg.lr_drops == (1, 2, 4)
+    again.iterate()
+    assert again.opt.param_groups[0]["lr"] == pytest.approx(cfg.lr / 1000)
+    card = json.loads((tmp_path / CARD).read_text())
+    assert [e["iteration"] for e in card["lr_schedule"]] == [0, 1, 2, 4]
 
 
 def test_the_checkpoint_keeps_the_buffer_compressed_and_exact(tmp_path):

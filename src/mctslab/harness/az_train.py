@@ -48,9 +48,9 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
 3. **Learner.** ``steps`` steps of Adam on minibatches of ``batch`` samples, loss
    ``(z - v)^2 - pi . log p`` (weight decay ``weight_decay`` as the L2 term), learning rate
    ``lr``, divided by 10 from each iteration of ``lr_drops`` on (the step schedule of Silver
-   et al. 2018). A resumed run may also be given another learning rate (a drop by hand); each
-   change is kept in the checkpoint and the card (``lr_schedule``: the iteration from which
-   each rate applies).
+   et al. 2018). A resumed run may also be given another learning rate (a drop by hand) or
+   another schedule of the drops still ahead; each change of the rate is kept in the checkpoint
+   and the card (``lr_schedule``: the iteration from which each rate applies).
 4. **Evaluation** every ``eval_every`` iterations when ``eval_games`` > 0: matches against a
    pure MCTS agent and the best network so far, in the run's results database
    (:mod:`mctslab.harness.az_eval`).
@@ -357,17 +357,31 @@ def learn_step(net, opt, batch: dict[str, np.ndarray]) -> tuple[float, float]:
     return float(policy_loss.detach()), float(value_loss.detach())
 
 
+def _replan_drops(old: tuple[int, ...], new: tuple[int, ...], iteration: int) -> tuple[int, ...]:
+    """A resumed run's drop schedule: the drops it has taken (before ``iteration``, the next
+    iteration's number, the first a drop at ``iteration`` would apply to) and ``new`` instead of
+    the ones still ahead; a drop of ``new`` already passed is an error."""
+    passed = [d for d in new if d < iteration]
+    if passed:
+        raise MctslabError(
+            f"--lr-drop {passed[0]}: the run is at iteration {iteration}; a resumed run's drops "
+            f"must be at {iteration} or later (or give --lr for a drop now)"
+        )
+    return tuple(sorted({d for d in old if d < iteration} | set(new)))
+
+
 class Trainer:
     """A training run in a folder: starts fresh, or resumes from its checkpoint."""
 
     def __init__(
         self, cfg: TrainConfig, out: str | Path, workers: int = 1, lr: float | None = None,
-        overlap: bool | None = None,
+        overlap: bool | None = None, lr_drops: tuple[int, ...] | None = None,
     ):  # fmt: skip
         """``lr``: the learning rate from now on (a new run's ``cfg.lr``, or a resumed run's
         new rate); None keeps ``cfg.lr`` for a new run and the run's own for a resumed one.
         ``overlap`` likewise (how self-play is scheduled, like ``workers``: a resumed run may
-        change it)."""
+        change it). ``lr_drops`` given to a resumed run replaces the drops still ahead of it
+        (each must lie after its current iteration); None keeps them."""
         self.out = Path(out)
         self.workers = workers
         path = self.out / CHECKPOINT
@@ -396,6 +410,10 @@ class Trainer:
             self.cfg = TrainConfig(**ck["config"])
             if overlap is not None:
                 self.cfg = dataclasses.replace(self.cfg, overlap=overlap)
+            if lr_drops is not None:
+                self.cfg = dataclasses.replace(
+                    self.cfg, lr_drops=_replan_drops(self.cfg.lr_drops, lr_drops, ck["iteration"])
+                )
         else:
             ck = None
             self.cfg = dataclasses.replace(

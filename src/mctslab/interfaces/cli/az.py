@@ -111,8 +111,8 @@ def self_play_options(fn):
 )  # fmt: skip
 @click.option(
     "--lr-drop", "lr_drops", multiple=True, type=click.IntRange(1, 10**9),
-    help="divide the learning rate by 10 from this iteration on (repeat for more drops; "
-    "a new run only)",
+    help="divide the learning rate by 10 from this iteration on (repeat for more drops); "
+    "given to a resumed run, replaces the drops still ahead of it",
 )  # fmt: skip
 @click.option(
     "--eval-games",
@@ -163,7 +163,8 @@ def train_az(
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it, keeping the settings it started with (all but --minutes,
-    --steps, --workers, --lr and --overlap). Without --minutes or --steps it trains 10 minutes."""
+    --steps, --workers, --lr, --lr-drop and --overlap). Without --minutes or --steps it trains
+    10 minutes."""
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -197,7 +198,9 @@ def train_az(
         eval_sims=eval_sims,
         eval_against=eval_against,
     )
-    trainer = Trainer(cfg, out, workers=workers, lr=lr, overlap=overlap)
+    trainer = Trainer(
+        cfg, out, workers=workers, lr=lr, overlap=overlap, lr_drops=cfg.lr_drops or None
+    )
     if trainer.iteration:
         click.echo(
             f"resuming {out}: iteration {trainer.iteration}, {trainer.games:,} games, "
