@@ -381,7 +381,7 @@ class Trainer:
         new rate); None keeps ``cfg.lr`` for a new run and the run's own for a resumed one.
         ``overlap`` likewise (how self-play is scheduled, like ``workers``: a resumed run may
         change it). ``lr_drops`` given to a resumed run replaces the drops still ahead of it
-        (each must lie after its current iteration); None keeps them."""
+        (each at its next iteration or later, :func:`_replan_drops`); None keeps them."""
         self.out = Path(out)
         self.workers = workers
         path = self.out / CHECKPOINT
