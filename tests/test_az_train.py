@@ -411,6 +411,36 @@ def _roots_before_search(monkeypatch, cfg):
     return seen, samples
 
 
+def test_int8_self_play_evaluates_the_quantised_network_and_a_resumed_run_may_switch(
+    tmp_path, monkeypatch
+):
+    """With ``int8`` self-play's evaluator is the 8-bit backend (az(int8=true)'s), its samples
+    valid; the run records it, and a resumed run keeps it unless told otherwise."""
+    pytest.importorskip("onnxruntime")
+    made = []
+    real = az_net.Evaluator
+
+    def spy(net, backend=None, game=None):
+        made.append(backend)
+        return real(net, backend, game)
+
+    monkeypatch.setattr(az_net, "Evaluator", spy)
+    game = mctslab.load_game("connect_four")
+    net = az_net.AzNet(az_net.shape_for(game, 1, 8, 16))
+    samples = self_play(game, net, TrainConfig(game="connect_four", int8=True, **TINY), 2, 0)
+    assert made == [az_net.INT8]
+    assert np.allclose(samples["pi"].sum(axis=1), 1.0) and len(samples["z"]) >= 14
+    assert set(np.unique(samples["z"])) <= {-1.0, 0.0, 1.0}
+    run = Trainer(TrainConfig(game="nim(n=12,k=3)", **TINY), tmp_path / "r", int8=True)
+    run.iterate()
+    run.close()
+    assert made[-1] == az_net.INT8
+    assert json.loads((tmp_path / "r" / CARD).read_text())["config"]["int8"] is True
+    assert Trainer(TrainConfig(game="nim(n=12,k=3)"), tmp_path / "r").cfg.int8  # its own
+    assert not Trainer(TrainConfig(game="nim(n=12,k=3)"), tmp_path / "r", int8=False).cfg.int8
+    assert not Trainer(TrainConfig(game="nim(n=12,k=3)", **TINY), tmp_path / "new").cfg.int8
+
+
 def test_self_play_reuses_the_subtree_of_the_move_played(monkeypatch):
     """With reuse (the default) a game's later searches start from the visits its previous
     search gave the move played, their roots re-noised; without it every search starts empty."""

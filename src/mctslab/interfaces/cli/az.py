@@ -47,6 +47,11 @@ def self_play_options(fn):
                      help="self-play games played together (an iteration's)"),
         click.option("--gumbel", is_flag=True,
                      help="Gumbel AlphaZero self-play with completed-Q policy targets"),
+        click.option("--int8/--no-int8", default=None,
+                     help="self-play evaluates the network in 8-bit integers, az(int8=true)'s "
+                     "backend calibrated on each new network (CPU only; about 2.3x the "
+                     "positions a second on this project's machines); a resumed run keeps its "
+                     "own unless given  [default: floats]"),
     )))  # fmt: skip
 
 
@@ -158,13 +163,13 @@ def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
     value_mix, fast_sims, full_share, random_openings, random_moves, lr_drops, eval_games,
     eval_every, eval_sims, eval_against,
-    gumbel, reuse, overlap, seed,
+    gumbel, int8, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it, keeping the settings it started with (all but --minutes,
-    --steps, --workers, --lr, --lr-drop and --overlap). Without --minutes or --steps it trains
-    10 minutes."""
+    --steps, --workers, --lr, --lr-drop, --overlap and --int8). Without --minutes or --steps it
+    trains 10 minutes."""
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -199,7 +204,13 @@ def train_az(
         eval_against=eval_against,
     )
     trainer = Trainer(
-        cfg, out, workers=workers, lr=lr, overlap=overlap, lr_drops=cfg.lr_drops or None
+        cfg,
+        out,
+        workers=workers,
+        lr=lr,
+        overlap=overlap,
+        lr_drops=cfg.lr_drops or None,
+        int8=int8,
     )
     if trainer.iteration:
         click.echo(
@@ -267,14 +278,20 @@ def bench_connect_four(agent_spec, positions, seed, as_json):
 @self_play_options
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def bench_az(game_spec, blocks, channels, sims, games, gumbel, workers, as_json):
+def bench_az(game_spec, blocks, channels, sims, games, gumbel, int8, workers, as_json):
     """Self-play throughput of mctslab train az: positions and simulations per second of one
     round of GAMES games with an untrained network (after a warm-up game)."""
     _require_torch()
     from mctslab.harness.az_train import TrainConfig, throughput
 
     cfg = TrainConfig(
-        game=game_spec, blocks=blocks, channels=channels, sims=sims, games=games, gumbel=gumbel
+        game=game_spec,
+        blocks=blocks,
+        channels=channels,
+        sims=sims,
+        games=games,
+        gumbel=gumbel,
+        int8=bool(int8),
     )
     result = throughput(cfg, workers)
     if as_json:
@@ -284,7 +301,7 @@ def bench_az(game_spec, blocks, channels, sims, games, gumbel, workers, as_json)
         f"{result['game']}: {result['positions']} positions in {result['seconds']:.1f} s, "
         f"{result['positions_per_second']:,.0f} positions/s, "
         f"{result['simulations_per_second']:,.0f} simulations/s ({sims} sims a move"
-        f"{', Gumbel' if gumbel else ''}, "
+        f"{', Gumbel' if gumbel else ''}{', int8' if int8 else ''}, "
         f"{workers} worker(s), {blocks} blocks x {channels} channels)"
     )
 
