@@ -57,7 +57,7 @@ REPRODUCE_FIXED := nogo_coin nogo_memory nogo_nf nogo_slow_nodes nogo_c_sweep no
 	nogo_rave_uniform_playouts nogo_scalability_uct_with_uct nogo_rave_large_k \
 	nogo_rave_without_exploration nogo_rave_without_exploration_large_k nogo_rave_rewards_pm1 \
 	nogo_scalability_uct_rewards_pm1 nogo_antidecisive_rewards_pm1 \
-	nogo_slow_nodes_time_fewer_sims nogo_scalability_cross_with_uct
+	nogo_slow_nodes_time_fewer_sims nogo_scalability_cross_with_uct nogo_scalability_final_mean
 REPRODUCE_TIMED := nim_report nim_strategic nim_coin nim_time hex_round_robin nogo_slow_nodes_time \
 	go_slow_nodes_time
 reproduce: install
