@@ -47,6 +47,21 @@ def test_worker_processes_give_the_same_games():
     assert _games(run_match(GAME, A, B, 6, seed=12).rows) != _games(one.rows)
 
 
+def test_progress_off_a_terminal_prints_plain_lines(monkeypatch, capsys):
+    """Under nohup or a pipe the bar is not drawn: a plain line every PLAIN_PROGRESS_SECONDS
+    and one for the last game, so a long run's log shows how far it is."""
+    from mctslab.harness import progress
+
+    monkeypatch.setattr(progress, "PLAIN_PROGRESS_SECONDS", 1e9)
+    run_match(GAME, A, B, 3, seed=5, progress=True, description="slow")
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("slow: ")]
+    assert len(lines) == 1 and lines[0].startswith("slow: 3/3 ")
+    monkeypatch.setattr(progress, "PLAIN_PROGRESS_SECONDS", 0.0)
+    run_match(GAME, A, B, 3, seed=6, progress=True, description="each")
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("each: ")]
+    assert [x.split()[1] for x in lines] == ["1/3", "2/3", "3/3"]
+
+
 def test_pair_shares_a_drawn_game_spec():
     specs = [f"nim(n={n})" for n in range(20, 51)]
     res = run_match(specs, "random", "random", 20, seed=3)

@@ -31,6 +31,7 @@ from mctslab.harness import stats
 from mctslab.harness.game import _GAMES, GameTask, _load, play_pair, play_task, seed_for
 from mctslab.harness.match import MatchResult, summarise_scores
 from mctslab.harness.openings import OpeningBook, for_run, opening_for
+from mctslab.harness.progress import PlainProgress
 
 
 def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tuple[list, str, str]:
@@ -259,12 +260,16 @@ def _play(
         raise MctslabError(f"unknown backend {backend!r}; known: {', '.join(_RUNNERS)}")
     with Progress(*columns, disable=not progress, transient=False) as bar:
         task = bar.add_task(what, total=n_games, completed=len(done), score=text(done.values()))
+        plain = PlainProgress(bar.console, what, n_games) if progress else None
 
         def finished(row: dict) -> bool:
             """Store one game; True to stop early (SPRT decided)."""
             if store.add_game(run_id, row):
                 done[row["game_index"]] = row
-            bar.update(task, completed=len(done), score=text(done.values()))
+            score = text(done.values())
+            bar.update(task, completed=len(done), score=score)
+            if plain is not None:
+                plain.update(len(done), score)
             return sprt is not None and verdict() != "continue"
 
         runner(todo, finished, workers, address)

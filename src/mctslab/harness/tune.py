@@ -64,6 +64,7 @@ import numpy as np
 
 from mctslab import specstr
 from mctslab.errors import MctslabError
+from mctslab.harness.progress import PlainProgress
 
 #: Spall's gains (§III): the step exponent α and the perturbation exponent γ
 ALPHA = 0.602
@@ -658,6 +659,7 @@ def run_tune(
     try:
         with Progress(*columns, disable=not progress) as bar:
             task = bar.add_task("tune", total=iterations, completed=resumed, theta="")
+            plain = PlainProgress(bar.console, "SPSA", iterations) if progress else None
 
             def on_batch(new: list[Step]) -> None:
                 log.add(new, params, lambda k: game_indices(k, bool(against)))
@@ -665,6 +667,8 @@ def run_tune(
                 theta = _values(params, new[-1].theta_next)
                 text = " ".join(f"{p.name}={p.format(theta[p.name])}" for p in params)
                 bar.update(task, completed=len(done), theta=text)
+                if plain is not None:
+                    plain.update(len(done), text)
 
             steps = spsa(
                 objective,

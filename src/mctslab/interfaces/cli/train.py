@@ -47,6 +47,7 @@ def train_2048(games, alpha, seed, out, fresh):
     )
 
     from mctslab.games import g2048_ntuple as nt
+    from mctslab.harness.progress import PlainProgress
 
     path = out or str(nt.default_path())
     columns = (
@@ -58,6 +59,7 @@ def train_2048(games, alpha, seed, out, fresh):
     )
     with Progress(*columns) as bar:
         task = bar.add_task("train", total=games, stats="")
+        plain = PlainProgress(bar.console, "training", games)
 
         def report(row: dict) -> None:
             stats = (
@@ -65,6 +67,7 @@ def train_2048(games, alpha, seed, out, fresh):
                 f"4096 {row['reached_4096']:.0%}"
             )
             bar.update(task, completed=row["this_run"], stats=stats)
+            plain.update(row["this_run"], stats)
 
         record = nt.train_network(
             games, path, alpha=alpha, seed=seed, resume=not fresh, report=report
