@@ -27,6 +27,7 @@ from mctslab.harness.az_train import (  # noqa: E402
     Trainer,
     _worker_play,
     cpu_weights,
+    expert_play,
     self_play,
     unpack_buffer,
     worker_jobs,
@@ -363,6 +364,8 @@ def test_each_evaluated_network_plays_matches_stored_in_the_run_database(tmp_pat
     first, second = t.evaluations
     assert first["promoted"] and "best" not in first and first["against"]["games"] == 2
     assert second["best"]["spec"] == f"az(net={tmp_path / 'models' / 'iter-00001.pt'},sims=4)"
+    # as resolved: every key the agent had, so a preset changed later does not hide it
+    assert "c_puct=" in second["best"]["resolved"] and first["against"]["resolved"] == "random"
     assert t.best in (first["model"], second["model"])
     assert (tmp_path / az_eval.PLOT).stat().st_size > 0
     store = ResultsStore(tmp_path / az_eval.EVAL_DB, readonly=True)
@@ -555,6 +558,7 @@ def test_random_openings_start_games_after_random_moves_that_give_no_sample():
         (["--sims", "8", "--fast-sims", "8"], "--fast-sims"),  # fewer quick simulations
         (["--gumbel", "--sims", "8", "--fast-sims", "2"], "--fast-sims"),  # and PUCT
         (["--random-openings", "1.5"], "--random-openings"),  # a share
+        (["--expert", "mcts(sims=20)"], "--expert-iterations"),  # how many iterations
     ],
 )
 def test_bad_self_play_options_are_refused_before_a_run_starts(tmp_path, extra, option):
@@ -566,3 +570,64 @@ def test_bad_self_play_options_are_refused_before_a_run_starts(tmp_path, extra, 
     res = CliRunner().invoke(main, ["train", "az", "nim(n=12,k=3)", "--out", str(out), *extra])
     assert res.exit_code == 2 and option in res.output and "Traceback" not in res.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--expert-iterations", "2"], ["expert iterations need an expert agent", "--expert"]),
+        (["--expert", "mcts(simz=20)", "--expert-iterations", "2"], ["simz"]),
+    ],
+)
+def test_expert_iterations_need_a_good_expert(tmp_path, extra, words):
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["train", "az", "nim(n=12,k=3)", "--out", str(out), *extra])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert all(w in res.output for w in words), res.output
+    assert not (out / CHECKPOINT).exists()
+
+
+def test_the_expert_plays_the_first_iterations_its_visits_the_policy_targets(tmp_path, monkeypatch):
+    """Expert Iteration's start: the expert's games, policy targets its root visits (a
+    distribution over legal moves), value targets the outcomes; seeded, so the same samples
+    again; then the network's own self-play."""
+    from mctslab.games import load_game
+
+    cfg = TrainConfig(game="nim(n=12,k=3)", expert="mcts(sims=40)", expert_iterations=1, **TINY)
+    game = load_game(cfg.game)
+    s = expert_play(game, cfg, 3, seed=5)
+    assert len(s["z"]) >= 3 * 3  # at least 3 moves a game from 12 counters taking 1..3
+    np.testing.assert_allclose(s["pi"].sum(axis=1), 1.0, rtol=1e-5)
+    assert not (s["pi"] > 0)[s["mask"] == 0].any()  # only legal moves
+    assert set(np.unique(s["z"])) <= {-1.0, 1.0}
+    again = expert_play(game, cfg, 3, seed=5)
+    assert all(np.array_equal(s[k], again[k]) for k in s)
+    # a position where Nim's theory leaves one winning move: 40 simulations find it
+    tail = game.new_initial_state()
+    for _ in range(2):
+        tail.apply_action(2)  # take 3 counters twice: 6 left, the winning move takes 2
+    seat = make_agent(cfg.expert, game, seed=1)
+    res = seat.search(tail)
+    assert res.actions[int(np.argmax(res.visits))] == 1
+
+    t = Trainer(cfg, tmp_path)
+    assert t.cfg.expert.startswith("mcts(sims=40,") and "c=" in t.cfg.expert  # as resolved
+    played = []
+    import mctslab.harness.az_train as az_train
+
+    for name in ("expert_play", "self_play"):
+        original = getattr(az_train, name)
+
+        def spy(*args, _name=name, _original=original, **kwargs):
+            played.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(az_train, name, spy)
+    t.iterate()
+    t.iterate()
+    assert played == ["expert_play", "self_play"]
+    assert json.loads((tmp_path / CARD).read_text())["config"]["expert_iterations"] == 1

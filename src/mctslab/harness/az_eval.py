@@ -7,7 +7,9 @@ colour-swapped pairs, seeded per game, from the game's built-in openings when it
 simulations, both deterministic, play only two distinct games however many are asked), stored
 in the run's results database ``eval.sqlite`` (``mctslab results show DIR/eval.sqlite``):
 ``eval_games`` games of ``az(net=...,sims=eval_sims)`` against ``eval_against`` (a pure MCTS
-agent by default), and as many against the best network so far. A network that scores more
+agent by default), and as many against the best network so far. Each record keeps the
+opponent's spec as given and as resolved (``resolved``: a preset's keys as they were then, so
+runs of different dates can be compared). A network that scores more
 than half against the best becomes the best (the first is best at once). ``eval.png`` plots
 the Elo against ``eval_against`` (with its 95% interval) over the training time. A run killed
 during an evaluation redoes its iteration on resuming (the checkpoint is written after the
@@ -47,7 +49,9 @@ def evaluate(
                 game, me, spec, games, seed=iteration, store=store,
                 label=f"az iteration {iteration} vs {key}", openings=openings,
             )  # fmt: skip
-            entry[key] = {"spec": spec, **result.summary.as_dict()}
+            # the spec as given, and as the match resolved it (a preset's keys at the time)
+            run = next(r for r in store.runs() if r.id == result.run_id)
+            entry[key] = {"spec": spec, "resolved": run.agent_b, **result.summary.as_dict()}
     finally:
         store.close()
     entry["promoted"] = best is None or entry["best"]["win_rate_a"] > 0.5

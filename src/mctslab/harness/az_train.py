@@ -43,6 +43,17 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    learner last published; here the lag is fixed, so a seeded run stays reproducible). The
    games in flight are described in the checkpoint (their seed and network), so a resumed run
    plays them again exactly.
+   With ``expert`` (an agent spec), the first ``expert_iterations`` iterations' games are
+   played by that agent against itself instead of by the network: Expert Iteration's start
+   (Anthony, Tian and Barber, "Thinking Fast and Slow with Deep Learning and Tree Search",
+   NeurIPS 2017: a tree search is the expert, the network the apprentice that learns to
+   imitate its moves, and then guides the search; their first expert, on Hex, was MCTS without
+   a network). Each position's policy target is the expert's root visit counts, normalised, its
+   value target the outcome (mixed with the expert's value of the move it would choose with
+   ``value_mix``); moves are drawn as above, in proportion to the visits for the first
+   ``temp_moves`` moves, then the expert's own choice (:func:`expert_play`). A strong pure MCTS
+   (``mcts(preset=strong)``) gives the network, from the first iteration, targets that
+   self-play with a random network reaches only after hours.
    With ``int8`` self-play evaluates the network by ONNX Runtime with its convolutions
    quantised to 8-bit integers, calibrated anew on each iteration's network (the backend of
    ``az(int8=true)``, :func:`mctslab.search.az_net._onnxruntime_int8`): on a CPU with fast
@@ -147,6 +158,10 @@ class TrainConfig:
     overlap: bool = False
     #: self-play evaluates the network in 8-bit integers (module docstring, step 1)
     int8: bool = False
+    #: Expert Iteration's start (module docstring, step 1): the agent (canonical spec) whose
+    #: games against itself are the samples of the first ``expert_iterations`` iterations
+    expert: str = ""
+    expert_iterations: int = 0
     seed: int = 0
     #: evaluation (:mod:`mctslab.harness.az_eval`): games per match, 0 for none
     eval_games: int = 0
@@ -184,13 +199,8 @@ def self_play(
         quick = AzSearch(game, quick_cfg, search.evaluate, seed + 1)
     a = game.spec.num_distinct_actions
     states = [game.new_initial_state() for _ in range(n_games)]
-    if cfg.random_openings > 0:
-        for state in states:
-            if rng.random() < cfg.random_openings:
-                for _ in range(int(rng.integers(1, cfg.random_moves + 1))):
-                    if state.is_terminal():
-                        break
-                    state.apply_action(int(rng.choice(state.legal_actions())))
+    for state in states:
+        _random_opening(state, cfg, rng)
     records: list[list[tuple]] = [[] for _ in range(n_games)]
     active = [i for i in range(n_games) if not states[i].is_terminal()]
     reuse = cfg.reuse and not cfg.gumbel
@@ -234,8 +244,25 @@ def self_play(
             if child >= 0 and tree.first_child[child] >= 0 and not state.is_terminal():
                 kept[i] = search.subtree(tree, child, search.capacity(cfg.sims))[0]
         active = [i for i in active if not states[i].is_terminal()]
+    return _samples(game, states, records, cfg.value_mix)
+
+
+def _random_opening(state, cfg: TrainConfig, rng: np.random.Generator) -> None:
+    """With probability ``random_openings``, 1 to ``random_moves`` uniformly random legal moves
+    from ``state`` (module docstring, step 1)."""
+    if cfg.random_openings > 0 and rng.random() < cfg.random_openings:
+        for _ in range(int(rng.integers(1, cfg.random_moves + 1))):
+            if state.is_terminal():
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+
+
+def _samples(game: Game, states: list, records: list[list[tuple]], mix: float):
+    """The samples of finished games: ``records[i]`` holds game ``i``'s positions as
+    ``(observation, legal mask, policy target, player to move, search value q)``, ``states[i]``
+    its final state; the value target is ``(1 - mix) z + mix q``."""
+    a = game.spec.num_distinct_actions
     obs, masks, pis, zs = [], [], [], []
-    mix = cfg.value_mix
     for state, rec in zip(states, records, strict=True):
         returns = state.returns()
         for o, m, p, player, q in rec:
@@ -260,6 +287,52 @@ def self_play(
     }
 
 
+def expert_play(game: Game, cfg: TrainConfig, n_games: int, seed: int) -> dict[str, np.ndarray]:
+    """Play ``n_games`` games of ``cfg.expert`` against itself, one agent a seat, and return
+    their samples (module docstring, step 1: Expert Iteration's start)."""
+    from mctslab.agents import make_agent
+
+    rng = np.random.default_rng(seed)
+    a = game.spec.num_distinct_actions
+    seats = [
+        make_agent(cfg.expert, game, seed=int(rng.integers(2**62)))
+        for _ in range(game.num_players())
+    ]
+    states, records = [], []
+    try:
+        for _ in range(n_games):
+            for agent in seats:
+                agent.reset()
+            state = game.new_initial_state()
+            _random_opening(state, cfg, rng)
+            rec = []
+            while not state.is_terminal():
+                player = state.current_player()
+                res = seats[player].search(state)
+                actions = np.asarray(res.actions, dtype=np.int64)
+                visits = np.asarray(res.visits, dtype=np.float64)
+                pi = np.zeros(a, dtype=np.float32)
+                if visits.sum() > 0:
+                    pi[actions] = visits / visits.sum()
+                else:  # a search that ran no simulation (a forced move)
+                    pi[res.action] = 1.0
+                move = res.action
+                if len(state.history) < cfg.temp_moves and visits.sum() > 0:
+                    move = int(rng.choice(actions, p=visits / visits.sum()))
+                chosen = np.flatnonzero(actions == res.action)
+                q = 2.0 * res.values[chosen[0]] - 1.0 if len(chosen) else 0.0
+                rec.append(
+                    (game.observation(state.array), game.legal_mask(state.array), pi, player, q)
+                )
+                state.apply_action(move)
+            states.append(state)
+            records.append(rec)
+    finally:
+        for agent in seats:
+            agent.close()
+    return _samples(game, states, records, cfg.value_mix)
+
+
 def cpu_weights(net: az_net.AzNet) -> dict[str, torch.Tensor]:
     """A copy of ``net``'s weights on the CPU (what a worker process is sent)."""
     return {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
@@ -267,15 +340,15 @@ def cpu_weights(net: az_net.AzNet) -> dict[str, torch.Tensor]:
 
 def worker_jobs(
     cfg: TrainConfig, net: az_net.AzNet, workers: int, seed: int,
-    weights: dict[str, torch.Tensor] | None = None,
+    weights: dict[str, torch.Tensor] | None = None, expert: bool = False,
 ) -> list[tuple]:  # fmt: skip
     """The self-play of ``cfg.games`` games shared among ``workers`` processes: one job per
     worker for :func:`_worker_play`, worker ``w`` seeded ``seed + w``, playing ``weights``
-    (by default ``net``'s own)."""
+    (by default ``net``'s own), or with ``expert`` the expert's games (:func:`expert_play`)."""
     weights = cpu_weights(net) if weights is None else weights
     shares = [cfg.games // workers + (w < cfg.games % workers) for w in range(workers)]
     shape = dataclasses.asdict(net.shape)
-    return [(cfg, shape, weights, n, seed + w) for w, n in enumerate(shares) if n]
+    return [(cfg, shape, weights, n, seed + w, expert) for w, n in enumerate(shares) if n]
 
 
 def merge_samples(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -285,9 +358,11 @@ def merge_samples(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 def _worker_play(args: tuple) -> dict[str, np.ndarray]:
     """Self-play in a worker process (the network arrives as its state dict)."""
-    cfg, shape, weights, n_games, seed = args
+    cfg, shape, weights, n_games, seed, expert = args
     torch.set_num_threads(1)
     game = load_game(cfg.game)
+    if expert:
+        return expert_play(game, cfg, n_games, seed)
     net = az_net.AzNet(az_net.NetShape(**shape))
     net.load_state_dict(weights)
     return self_play(game, net, cfg, n_games, seed)
@@ -385,14 +460,21 @@ class Trainer:
     def __init__(
         self, cfg: TrainConfig, out: str | Path, workers: int = 1, lr: float | None = None,
         overlap: bool | None = None, lr_drops: tuple[int, ...] | None = None,
-        int8: bool | None = None,
+        int8: bool | None = None, expert_iterations: int | None = None,
     ):  # fmt: skip
         """``lr``: the learning rate from now on (a new run's ``cfg.lr``, or a resumed run's
         new rate); None keeps ``cfg.lr`` for a new run and the run's own for a resumed one.
-        ``overlap`` and ``int8`` likewise (how self-play runs, like ``workers``: a resumed run
-        may change them). ``lr_drops`` given to a resumed run replaces the drops still ahead of
-        it (each at its next iteration or later, :func:`_replan_drops`); None keeps them."""
-        how = {k: v for k, v in (("overlap", overlap), ("int8", int8)) if v is not None}
+        ``overlap``, ``int8`` and ``expert_iterations`` likewise (how self-play runs, like
+        ``workers``: a resumed run may change them). ``lr_drops`` given to a resumed run
+        replaces the drops still ahead of it (each at its next iteration or later,
+        :func:`_replan_drops`); None keeps them."""
+        how = {
+            k: v
+            for k, v in (
+                ("overlap", overlap), ("int8", int8), ("expert_iterations", expert_iterations)
+            )
+            if v is not None
+        }  # fmt: skip
         self.out = Path(out)
         self.workers = workers
         path = self.out / CHECKPOINT
@@ -428,6 +510,19 @@ class Trainer:
             self.cfg = dataclasses.replace(
                 cfg, game=spec, lr=cfg.lr if lr is None else lr, **how
             )  # fmt: skip
+            if self.cfg.expert:
+                # a bad spec fails here; the run keeps the spec as resolved now, since a preset
+                # may change before the run resumes
+                from mctslab.agents import make_agent
+
+                expert = make_agent(self.cfg.expert, self.game, seed=0)
+                expert.close()
+                self.cfg = dataclasses.replace(self.cfg, expert=expert.spec_string)
+        if self.cfg.expert_iterations and not self.cfg.expert:
+            raise MctslabError(
+                f"{self.cfg.expert_iterations} expert iterations need an expert agent "
+                "(--expert, given to a new run)"
+            )
         torch.manual_seed(self.cfg.seed)
         shape = az_net.shape_for(self.game, self.cfg.blocks, self.cfg.channels, self.cfg.hidden)
         self.net = az_net.AzNet(shape).to(az_net.device())
@@ -467,34 +562,53 @@ class Trainer:
         self.symmetries = self.game.symmetries()
         self._pool: ProcessPoolExecutor | None = None
 
+    def _expert(self, iteration: int) -> bool:
+        """Whether the expert plays iteration ``iteration``'s games (module docstring)."""
+        return bool(self.cfg.expert) and iteration < self.cfg.expert_iterations
+
     def _self_play(self, seed: int) -> dict[str, np.ndarray]:
         cfg = self.cfg
+        expert = self._expert(self.iteration)
         if self.workers == 1:
+            if expert:
+                return expert_play(self.game, cfg, cfg.games, seed)
             return self_play(self.game, self.net.eval(), cfg, cfg.games, seed)
-        return merge_samples([f.result() for f in self._submit(seed, cpu_weights(self.net))])
+        jobs = self._submit(seed, cpu_weights(self.net), expert)
+        return merge_samples([f.result() for f in jobs])
 
-    def _submit(self, seed: int, weights: dict[str, torch.Tensor]) -> list[Future]:
-        """Start an iteration's self-play, seeded by ``seed`` and playing ``weights``, in the
-        worker processes (started on first use)."""
+    def _submit(self, seed: int, weights: dict[str, torch.Tensor], expert: bool) -> list[Future]:
+        """Start an iteration's self-play, seeded by ``seed`` and playing ``weights`` (or the
+        expert's games), in the worker processes (started on first use)."""
         if self._pool is None:
             self._pool = process_pool(self.workers, "spawn")
-        jobs = worker_jobs(self.cfg, self.net, self.workers, seed * 1000, weights)
+        jobs = worker_jobs(self.cfg, self.net, self.workers, seed * 1000, weights, expert)
         return [self._pool.submit(_worker_play, job) for job in jobs]
 
-    def _plan_ahead(self) -> None:
-        """Draw the seed of the next self-play and keep the network as it is now for it."""
-        self.ahead = {"seed": int(self.rng.integers(2**62)), "net": cpu_weights(self.net)}
+    def _plan_ahead(self, iteration: int) -> None:
+        """Draw the seed of iteration ``iteration``'s self-play and keep the network as it is
+        now for it."""
+        self.ahead = {
+            "seed": int(self.rng.integers(2**62)),
+            "net": cpu_weights(self.net),
+            "iteration": iteration,
+        }
+
+    def _submit_ahead(self) -> list[Future]:
+        """Start the planned self-play (a checkpoint written before 2026-12-02 names no
+        iteration: it is the one about to run)."""
+        at = self.ahead.get("iteration", self.iteration)
+        return self._submit(self.ahead["seed"], self.ahead["net"], self._expert(at))
 
     def _overlapped_self_play(self) -> dict[str, np.ndarray]:
         """This iteration's samples, played while the last iteration learnt (started now if
         nothing is in flight: a run's first iteration, or a resumed one), and the next
         iteration's self-play started with the network as it is before this learning."""
         if self.ahead is None:
-            self._plan_ahead()
-        pending = self._pending or self._submit(self.ahead["seed"], self.ahead["net"])
+            self._plan_ahead(self.iteration)
+        pending = self._pending or self._submit_ahead()
         parts = [f.result() for f in pending]
-        self._plan_ahead()
-        self._pending = self._submit(self.ahead["seed"], self.ahead["net"])
+        self._plan_ahead(self.iteration + 1)
+        self._pending = self._submit_ahead()
         return merge_samples(parts)
 
     def _set_lr(self, lr: float) -> None:

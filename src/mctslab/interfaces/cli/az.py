@@ -115,6 +115,17 @@ def self_play_options(fn):
     help="with --random-openings: the most random moves a game begins with (a new run only)",
 )  # fmt: skip
 @click.option(
+    "--expert", default="", metavar="AGENT",
+    help="Expert Iteration's start: this agent (e.g. 'mcts(preset=strong,sims=2000)') plays "
+    "the games of the first --expert-iterations iterations against itself, its root visits "
+    "the policy targets (a new run only; kept as resolved then)",
+)  # fmt: skip
+@click.option(
+    "--expert-iterations", type=click.IntRange(0, 10**9),
+    help="how many first iterations the --expert plays; given to a resumed run, replaces its "
+    "number  [new run: 0]",
+)  # fmt: skip
+@click.option(
     "--lr-drop", "lr_drops", multiple=True, type=click.IntRange(1, 10**9),
     help="divide the learning rate by 10 from this iteration on (repeat for more drops); "
     "given to a resumed run, replaces the drops still ahead of it",
@@ -161,19 +172,20 @@ def self_play_options(fn):
 )
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
-    value_mix, fast_sims, full_share, random_openings, random_moves, lr_drops, eval_games,
-    eval_every, eval_sims, eval_against,
+    value_mix, fast_sims, full_share, random_openings, random_moves, expert, expert_iterations,
+    lr_drops, eval_games, eval_every, eval_sims, eval_against,
     gumbel, int8, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it, keeping the settings it started with (all but --minutes,
-    --steps, --workers, --lr, --lr-drop, --overlap and --int8). Without --minutes or --steps it
-    trains 10 minutes."""
+    --steps, --workers, --lr, --lr-drop, --overlap, --int8 and --expert-iterations). Without
+    --minutes or --steps it trains 10 minutes."""
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mctslab.harness.az_train import MODEL, TrainConfig, Trainer
+    from mctslab.harness.progress import PlainProgress
 
     if minutes is None and steps is None:
         minutes = 10.0
@@ -182,6 +194,11 @@ def train_az(
             f"{fast_sims} quick simulations need PUCT self-play (no --gumbel) and fewer than "
             f"--sims ({sims})", param_hint="--fast-sims",
         )  # fmt: skip
+    if expert and not expert_iterations:
+        raise click.BadParameter(
+            "an expert needs --expert-iterations N (N > 0): the iterations whose games it plays",
+            param_hint="--expert",
+        )
     cfg = TrainConfig(
         game=game_spec,
         blocks=blocks,
@@ -195,6 +212,7 @@ def train_az(
         full_share=full_share,
         random_openings=random_openings,
         random_moves=random_moves,
+        expert=expert,
         gumbel=gumbel,
         reuse=reuse,
         seed=seed,
@@ -211,6 +229,7 @@ def train_az(
         overlap=overlap,
         lr_drops=cfg.lr_drops or None,
         int8=int8,
+        expert_iterations=expert_iterations,
     )
     if trainer.iteration:
         click.echo(
@@ -226,11 +245,15 @@ def train_az(
     )
     with Progress(*columns) as bar:
         task = bar.add_task("train", total=total, completed=trainer.steps, stats="")
+        plain = PlainProgress(bar.console, "az", total)
 
         def report(t: Trainer) -> None:
             last = t.last
+            played_by = (
+                " (the expert's)" if t.cfg.expert and t.iteration <= t.cfg.expert_iterations else ""
+            )
             stats = (
-                f"it {t.iteration}, {t.games:,} games, {t.steps:,} steps, "
+                f"it {t.iteration}, {t.games:,} games{played_by}, {t.steps:,} steps, "
                 f"{last['positions_per_second']:,.0f} pos/s, policy loss "
                 f"{last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}"
             )
@@ -238,6 +261,7 @@ def train_az(
                 score = t.evaluations[-1]["against"]["win_rate_a"]
                 stats += f", {score:.0%} vs {t.cfg.eval_against}"
             bar.update(task, completed=t.steps, stats=stats)
+            plain.update(t.steps, stats)
 
         trainer.run(steps=steps, minutes=minutes, report=report)
     click.echo(f"{out}/{MODEL}: play it with az(net={out}/{MODEL})")
