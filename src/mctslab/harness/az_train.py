@@ -51,9 +51,9 @@ One iteration (Silver et al. 2018, "Methods"; the loop of alpha-zero-general, ma
    a network). Each position's policy target is the expert's root visit counts, normalised, its
    value target the outcome (mixed with the expert's value of the move it would choose with
    ``value_mix``); moves are drawn as above, in proportion to the visits for the first
-   ``temp_moves`` moves, then the expert's own choice (:func:`expert_play`). A strong pure MCTS
-   (``mcts(preset=strong)``) gives the network, from the first iteration, targets that
-   self-play with a random network reaches only after hours.
+   ``temp_moves`` moves, then the expert's own choice (:func:`expert_play`). Whether a strong
+   pure MCTS as the expert (``mcts(preset=strong)``) makes a stronger network in the same time
+   than self-play from a random network is not measured yet.
    With ``int8`` self-play evaluates the network by ONNX Runtime with its convolutions
    quantised to 8-bit integers, calibrated anew on each iteration's network (the backend of
    ``az(int8=true)``, :func:`mctslab.search.az_net._onnxruntime_int8`): on a CPU with fast
