@@ -181,3 +181,26 @@ def test_exports(tmp_path, fmt):
         results = [line for line in text.splitlines() if line.startswith("[Result")]
         wins_p0 = sum(1 for r in res.rows if r["returns"][0] > r["returns"][1])
         assert len(results) == 4 and sum('"1-0"' in x for x in results) == wins_p0
+
+
+def test_sigterm_or_a_background_sigint_stops_a_match_keeping_its_games(tmp_path):
+    """A background job of a non-interactive shell starts with SIGINT ignored; SIGTERM and such a
+    SIGINT both stop the match as Ctrl-C does: the finished games stay, no traceback."""
+    db = tmp_path / "stopped.sqlite"
+    cmd = [sys.executable, "-m", "mctslab.interfaces.cli.main", "match", GAME, A, B,
+           "--games", "200", "--seed", "9", "--json", "--db", str(db)]  # fmt: skip
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )  # fmt: skip
+        before = _count(db)
+        deadline = time.monotonic() + 120
+        while _count(db) < before + 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        err = err.decode()
+        assert "interrupted: " in err and "Traceback" not in err, err
+        assert proc.returncode == 130 and _count(db) >= before + 2

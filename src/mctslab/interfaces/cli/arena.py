@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -49,6 +51,25 @@ def _backend_options(f):
     return click.option("--workers", type=click.IntRange(1, 4096), default=None, help=WORKERS_HELP)(
         f
     )
+
+
+@contextlib.contextmanager
+def _stoppable():
+    """SIGTERM stops a long command as Ctrl-C does (the finished games kept, an experiment's
+    exported), and so does SIGINT in a background job, which a non-interactive shell starts
+    with SIGINT ignored (``(nohup mctslab ... &)``): both raise KeyboardInterrupt here."""
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
 
 
 def _interrupted(store) -> None:
@@ -109,20 +130,21 @@ def match(
     store = ResultsStore(db) if db else None
     t0 = time.perf_counter()
     try:
-        result = run_match(
-            game_spec,
-            agent_a,
-            agent_b,
-            n_games,
-            seed,
-            store=store,
-            workers=_workers(workers),
-            backend=backend,
-            address=address,
-            sprt=test,
-            progress=not as_json,
-            openings=openings,
-        )
+        with _stoppable():
+            result = run_match(
+                game_spec,
+                agent_a,
+                agent_b,
+                n_games,
+                seed,
+                store=store,
+                workers=_workers(workers),
+                backend=backend,
+                address=address,
+                sprt=test,
+                progress=not as_json,
+                openings=openings,
+            )
     except KeyboardInterrupt:
         _interrupted(store)
     finally:
@@ -430,18 +452,11 @@ def experiment_run(name, scale, db, out, n_games, seed, workers, backend, addres
             archive.read(export, store)
             click.echo(f"resuming from the committed games of {export}")
         try:
-            _run_experiment(
-                exp,
-                store,
-                db,
-                Path(out),
-                _workers(workers),
-                backend,
-                address,
-                n_games,
-                seed,
-                command,
-            )
+            with _stoppable():
+                _run_experiment(
+                    exp, store, db, Path(out), _workers(workers), backend, address, n_games,
+                    seed, command,
+                )  # fmt: skip
         except KeyboardInterrupt:
             _interrupted(store)
         finally:

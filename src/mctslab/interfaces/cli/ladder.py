@@ -12,6 +12,7 @@ from rich.table import Table
 from mctslab.interfaces.cli.arena import (
     _backend_options,
     _interrupted,
+    _stoppable,
     _workers,
     console,
     openings_option,
@@ -45,18 +46,19 @@ def ladder(game_spec, agents, n_games, seed, db, workers, backend, address, open
 
     store = ResultsStore(db) if db else None
     try:
-        result = run_ladder(
-            game_spec,
-            list(agents),
-            n_games,
-            seed,
-            store=store,
-            workers=_workers(workers),
-            backend=backend,
-            address=address,
-            openings=openings,
-            progress=not as_json,
-        )
+        with _stoppable():
+            result = run_ladder(
+                game_spec,
+                list(agents),
+                n_games,
+                seed,
+                store=store,
+                workers=_workers(workers),
+                backend=backend,
+                address=address,
+                openings=openings,
+                progress=not as_json,
+            )
     except KeyboardInterrupt:
         _interrupted(store)
     finally:
