@@ -562,13 +562,13 @@ class Trainer:
         self.symmetries = self.game.symmetries()
         self._pool: ProcessPoolExecutor | None = None
 
-    def _expert(self, iteration: int) -> bool:
+    def expert_plays(self, iteration: int) -> bool:
         """Whether the expert plays iteration ``iteration``'s games (module docstring)."""
         return bool(self.cfg.expert) and iteration < self.cfg.expert_iterations
 
     def _self_play(self, seed: int) -> dict[str, np.ndarray]:
         cfg = self.cfg
-        expert = self._expert(self.iteration)
+        expert = self.expert_plays(self.iteration)
         if self.workers == 1:
             if expert:
                 return expert_play(self.game, cfg, cfg.games, seed)
@@ -597,7 +597,7 @@ class Trainer:
         """Start the planned self-play (a checkpoint written before 2026-12-02 names no
         iteration: it is the one about to run)."""
         at = self.ahead.get("iteration", self.iteration)
-        return self._submit(self.ahead["seed"], self.ahead["net"], self._expert(at))
+        return self._submit(self.ahead["seed"], self.ahead["net"], self.expert_plays(at))
 
     def _overlapped_self_play(self) -> dict[str, np.ndarray]:
         """This iteration's samples, played while the last iteration learnt (started now if

@@ -249,9 +249,7 @@ def train_az(
 
         def report(t: Trainer) -> None:
             last = t.last
-            played_by = (
-                " (the expert's)" if t.cfg.expert and t.iteration <= t.cfg.expert_iterations else ""
-            )
+            played_by = " (the expert's)" if t.expert_plays(t.iteration - 1) else ""
             stats = (
                 f"it {t.iteration}, {t.games:,} games{played_by}, {t.steps:,} steps, "
                 f"{last['positions_per_second']:,.0f} pos/s, policy loss "
