@@ -54,10 +54,11 @@ def _backend_options(f):
 
 
 @contextlib.contextmanager
-def _stoppable():
-    """SIGTERM stops a long command as Ctrl-C does (the finished games kept, an experiment's
-    exported), and so does SIGINT in a background job, which a non-interactive shell starts
-    with SIGINT ignored (``(nohup mctslab ... &)``): both raise KeyboardInterrupt here."""
+def _stoppable(store):
+    """Ctrl-C, SIGTERM, and SIGINT in a background job (which a non-interactive shell starts
+    with SIGINT ignored: ``(nohup mctslab ... &)``) stop a long command the same way: the
+    signals' handlers are restored, then :func:`_interrupted` reports the finished games kept in
+    ``store`` and exits 130 (an experiment's export runs in its caller's ``finally``)."""
 
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -66,10 +67,13 @@ def _stoppable():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, stop)
     try:
-        yield
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
+        try:
+            yield
+        finally:
+            for s, handler in old.items():
+                signal.signal(s, handler)
+    except KeyboardInterrupt:
+        _interrupted(store)
 
 
 def _interrupted(store) -> None:
@@ -130,7 +134,7 @@ def match(
     store = ResultsStore(db) if db else None
     t0 = time.perf_counter()
     try:
-        with _stoppable():
+        with _stoppable(store):
             result = run_match(
                 game_spec,
                 agent_a,
@@ -145,8 +149,6 @@ def match(
                 progress=not as_json,
                 openings=openings,
             )
-    except KeyboardInterrupt:
-        _interrupted(store)
     finally:
         if store is not None:
             store.close()
@@ -452,13 +454,11 @@ def experiment_run(name, scale, db, out, n_games, seed, workers, backend, addres
             archive.read(export, store)
             click.echo(f"resuming from the committed games of {export}")
         try:
-            with _stoppable():
+            with _stoppable(store):
                 _run_experiment(
                     exp, store, db, Path(out), _workers(workers), backend, address, n_games,
                     seed, command,
                 )  # fmt: skip
-        except KeyboardInterrupt:
-            _interrupted(store)
         finally:
             if export is not None:
                 n = archive.write(store, export)

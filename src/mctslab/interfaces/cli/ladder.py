@@ -11,7 +11,6 @@ from rich.table import Table
 
 from mctslab.interfaces.cli.arena import (
     _backend_options,
-    _interrupted,
     _stoppable,
     _workers,
     console,
@@ -46,7 +45,7 @@ def ladder(game_spec, agents, n_games, seed, db, workers, backend, address, open
 
     store = ResultsStore(db) if db else None
     try:
-        with _stoppable():
+        with _stoppable(store):
             result = run_ladder(
                 game_spec,
                 list(agents),
@@ -59,8 +58,6 @@ def ladder(game_spec, agents, n_games, seed, db, workers, backend, address, open
                 openings=openings,
                 progress=not as_json,
             )
-    except KeyboardInterrupt:
-        _interrupted(store)
     finally:
         if store is not None:
             store.close()
