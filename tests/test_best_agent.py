@@ -18,7 +18,7 @@ from mctslab.interfaces.gtp import Engine
 @pytest.mark.parametrize(
     ("game_spec", "kind", "starts"),
     [
-        ("nogo(size=7)", MctsAgent, "mcts(time=0.3,"),
+        ("nogo(size=7)", AzAgent, "az(time=0.3,"),
         ("hex(size=7)", AzAgent, "az(time=0.3,"),
         ("connect_four", AzAgent, "az(time=0.3,"),
         ("nogo(size=9)", MctsAgent, "mcts(time=0.3,"),
@@ -41,10 +41,10 @@ def test_best_is_the_measured_strongest_agent_of_each_game(game_spec, kind, star
 
 def test_best_on_nogo_7x7_is_az_up_to_the_cards_time_only():
     game = mctslab.load_game("nogo(size=7)")
-    agent = make_agent("best(time=0.2)", game, seed=1)
+    agent = make_agent("best", game, seed=1)
     assert type(agent) is AzAgent and agent.spec_string.endswith(",endgame=28)")
-    assert agent.budget.seconds == 0.2
-    assert type(make_agent("best", game, seed=1)) is MctsAgent  # 1 s: measured no better
+    assert agent.budget.seconds == 1.0
+    assert type(make_agent("best(time=1.5)", game, seed=1)) is MctsAgent  # not measured there
 
 
 def test_best_passes_its_seed_on():

@@ -8,7 +8,7 @@ decided by matches at equal time per move (``docs/strength.md``, "The default ag
 1. a game a shipped AlphaZero network plays (``mctslab models``: Connect Four, NoGo 7x7,
    Hex 7x7) gets ``az(time=T)`` with that network and its card's play keys, unless T is above
    the card's ``best_up_to_seconds`` (the longest move at which the network was measured
-   stronger; NoGo 7x7: 0.2, as at 1 s it scored 46 of 100);
+   stronger; NoGo 7x7: 1, the default time, where it scored 69 of 100);
 2. every other game gets its ``BEST_AGENT`` hook with ``time=T`` added: ``mcts(preset=strong)``
    unless the game says otherwise (2048: ``mdp(d=2,c=200,leaf=network,sims=1000)``, the book's
    MDP MCTS with the n-tuple network's value at the leaves, at the 1,000 simulations it was
