@@ -129,6 +129,40 @@ def test_the_page_opens_on_a_board_ready_to_play_and_reopens_the_last_game(serve
     assert not errors
 
 
+def test_a_game_started_while_the_opening_game_loads_keeps_the_board(server, page):
+    """The page opens a game of its own on load; a visitor who starts another before that
+    answer arrives keeps theirs, whichever answer comes last (CI once saw the late opening game,
+    NoGo 9x9 against best(time=1), take over the board of a NoGo 7x7 game started after it)."""
+    held = []
+
+    def hold_the_first(route):
+        if route.request.method == "POST" and not held:
+            held.append(route)  # the page's own opening game: answered only when released
+        else:
+            route.continue_()
+
+    page.route("**/api/sessions", hold_the_first)
+    page.goto(server)
+    page.wait_for_function("document.querySelectorAll('#players .player').length === 2")
+    page.select_option("#game-name", "nogo")
+    page.fill('#game-params input[data-key="size"]', "7")
+    page.locator("#players .player").nth(1).fill("random")
+    page.click("#new-game-button")
+    page.wait_for_function("document.querySelectorAll('#board rect.target').length === 49")
+    assert len(held) == 1
+    with page.expect_response(lambda r: r.request.method == "POST" and "/api/sessions" in r.url):
+        held[0].continue_()
+    page.click('#board rect.target:has(title:text-is("D4"))')
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    assert page.locator("#board rect.target").count() == 49
+    assert page.locator("#stats .stat-agent").inner_text() == "random"
+    # the visitor's game, not the late one, is the one a reload brings back
+    page.unroute("**/api/sessions")
+    page.reload()
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    assert page.locator("#board rect.target").count() == 49
+
+
 def test_play_nogo_7x7_against_mcts(server, page):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -5,6 +5,8 @@ const $ = (sel) => document.querySelector(sel);
 let catalog = null;
 let view = null;        // the latest session view shown
 let events = null;      // the EventSource of the session
+let session = null;     // the id of the session this page plays; views of any other are dropped
+let opening = 0;        // counts requests that open a session: only the latest one's answer is shown
 let treeBusy = false;
 const LAST_SESSION = "mctslab-last-session"; // localStorage key: the id of the last game played
 
@@ -96,17 +98,25 @@ async function newGame(ev) {
   const seed = $("#seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   say("Starting…");
+  const ticket = ++opening;
   try {
     const v = await api("POST", "/api/sessions", body);
-    view = null;
-    $("#tree").innerHTML = "";
-    show(v);
+    if (ticket !== opening) return; // a newer game was asked for while this one started
+    adopt(v);
     say("");
-    listen(v.id);
     localStorage.setItem(LAST_SESSION, v.id);
   } catch (e) {
-    say(e.message, true);
+    if (ticket === opening) say(e.message, true);
   }
+}
+
+// Make `v`'s session the one this page shows and follows.
+function adopt(v) {
+  session = v.id;
+  view = null;
+  $("#tree").innerHTML = "";
+  show(v);
+  listen(v.id);
 }
 
 // The page opens on a board ready to play: the last game played in this browser if the server
@@ -115,16 +125,18 @@ async function newGame(ev) {
 async function openLastOrNew() {
   const last = localStorage.getItem(LAST_SESSION);
   if (last) {
+    const ticket = ++opening;
     try {
       const v = await api("GET", `/api/sessions/${encodeURIComponent(last)}`);
+      if (ticket !== opening) return; // the visitor started a game meanwhile
       if (!v.terminal) {
-        show(v);
-        listen(v.id);
+        adopt(v);
         return;
       }
     } catch (e) {
       localStorage.removeItem(LAST_SESSION);
     }
+    if (ticket !== opening) return;
   }
   await newGame();
 }
@@ -137,6 +149,7 @@ function listen(id) {
 
 // -- the game ---------------------------------------------------------------------------------
 function show(v) {
+  if (v.id !== session) return; // an answer about a game this page has left
   if (view && v.id === view.id && v.version < view.version) return; // an older message
   view = v;
   $("#board").innerHTML = v.board_svg;
