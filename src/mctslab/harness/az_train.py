@@ -101,7 +101,7 @@ import torch
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game
 from mctslab.games.registry import load_game
-from mctslab.harness.pools import process_pool
+from mctslab.harness.pools import abandon, process_pool
 from mctslab.search import az_net, az_tree
 from mctslab.search.az import (
     AzSearch,
@@ -748,7 +748,7 @@ class Trainer:
         """Stop the worker processes; self-play in flight is dropped (the checkpoint describes
         it, so a resumed run plays it again)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            abandon(self._pool)
             self._pool = None
         self._pending = None
 

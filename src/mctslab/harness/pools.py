@@ -70,3 +70,19 @@ def process_pool(workers: int, method: str | None = None) -> cf.ProcessPoolExecu
         initializer=_die_with_owner,
         initargs=(os.getpid(),),
     )
+
+
+def abandon(pool: cf.ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down now: cancel the tasks not yet begun and end the workers, dropping the
+    tasks in flight. ``shutdown(wait=False)`` alone lets a running task play on, and the
+    interpreter's exit then waits for it (a stopped match or training run hung until its games in
+    flight had finished). Python 3.14's ``terminate_workers`` does this; before it, the pool's
+    process table is read (the attribute 3.14 itself uses)."""
+    if hasattr(pool, "terminate_workers"):  # Python >= 3.14
+        pool.terminate_workers()
+        return
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for w in workers:
+        if w.is_alive():
+            w.terminate()

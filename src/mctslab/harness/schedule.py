@@ -288,7 +288,7 @@ def _run_local(todo, finished, workers, address) -> None:
         return
     import concurrent.futures as cf
 
-    from mctslab.harness.pools import process_pool
+    from mctslab.harness.pools import abandon, process_pool
 
     pool = process_pool(workers, "forkserver")
     try:
@@ -297,7 +297,7 @@ def _run_local(todo, finished, workers, address) -> None:
             if finished(fut.result()):
                 break
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        abandon(pool)
 
 
 def _run_ray(todo, finished, workers, address) -> None:

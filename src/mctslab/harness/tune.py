@@ -487,7 +487,9 @@ class _Players:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            from mctslab.harness.pools import abandon
+
+            abandon(self._pool)
 
 
 @dataclass
