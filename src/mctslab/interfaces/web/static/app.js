@@ -5,7 +5,6 @@ const $ = (sel) => document.querySelector(sel);
 let catalog = null;
 let view = null;        // the latest session view shown
 let events = null;      // the EventSource of the session
-let session = null;     // the id of the session this page plays; views of any other are dropped
 let opening = 0;        // counts requests that open a session: only the latest one's answer is shown
 let treeBusy = false;
 const LAST_SESSION = "mctslab-last-session"; // localStorage key: the id of the last game played
@@ -112,8 +111,7 @@ async function newGame(ev) {
 
 // Make `v`'s session the one this page shows and follows.
 function adopt(v) {
-  session = v.id;
-  view = null;
+  view = null; // show() then takes v, and from then on drops views of any other session
   $("#tree").innerHTML = "";
   show(v);
   listen(v.id);
@@ -149,8 +147,8 @@ function listen(id) {
 
 // -- the game ---------------------------------------------------------------------------------
 function show(v) {
-  if (v.id !== session) return; // an answer about a game this page has left
-  if (view && v.id === view.id && v.version < view.version) return; // an older message
+  // an answer about a game this page has left, or an older message
+  if (view && (v.id !== view.id || v.version < view.version)) return;
   view = v;
   $("#board").innerHTML = v.board_svg;
   $("#board").dataset.version = v.version;
