@@ -74,7 +74,10 @@ def test_the_cards_play_keys_are_the_shipped_networks_defaults(shipped_folder):
     card = json.loads(card_path.read_text())
     card_path.write_text(json.dumps({**card, "play": {"endgame": 2}}))
     assert "endgame=2" in make_agent("az(sims=8)", game).spec_string
-    assert "endgame" not in make_agent("az(endgame=0,sims=8)", game).spec_string
+    # a key the card sets stays in the string at its default, so that it reads back as given
+    off = make_agent("az(endgame=0,sims=8)", game)
+    assert off.endgame == 0 and off.spec_string.endswith(",endgame=0)")
+    assert make_agent(off.spec_string, game).spec_string == off.spec_string
     own = make_agent(f"az(net={shipped_folder / 'nim9.pt'},sims=8)", game)
     assert own.endgame == 0 and "endgame" not in own.spec_string
     card_path.write_text(json.dumps({**card, "play": {"endgame": -1}}))
@@ -122,9 +125,12 @@ def test_mctslab_models_lists_them(shipped_folder, monkeypatch):
     assert "nim(n=9,k=3,coin=false)" in out.output and "a measured claim" in out.output
     assert "nogo(size=5)" not in out.output and "the defaults" in out.output
     card_path = shipped_folder / "nim9.json"
-    card_path.write_text(json.dumps({**json.loads(card_path.read_text()), "play": {"endgame": 2}}))
+    card_path.write_text(
+        json.dumps({**json.loads(card_path.read_text()), "play": {"endgame": 2, "int8": True}})
+    )
     out = CliRunner().invoke(cli.main, ["models"])
-    assert "endgame=2" in out.output and "the defaults" not in out.output
+    # written as a spec's keys are (booleans lowercase)
+    assert "endgame=2,int8=true" in out.output and "the defaults" not in out.output
 
 
 def test_a_network_for_an_older_observation_is_refused_by_name(tmp_path):

@@ -76,26 +76,34 @@ class AzAgent(Agent):
         # Gumbel plans its simulations and starts afresh each search: no slices
         self.live = self.searcher.config.reuse and not self.searcher.config.gumbel
 
+    @staticmethod
+    def _card_play(params: Any, game: Game | None) -> tuple[dict[str, Any], str]:
+        """The shipped network's card's ``play`` object (e.g. NoGo 7x7's ``endgame``, Hex 7x7's
+        ``int8``, each measured stronger at equal time: docs/alphazero.md) and the card's name;
+        empty where the spec names a network of its own."""
+        model = None if game is None or params.net else models.shipped(game.spec.spec_string)
+        return ({}, "") if model is None else (model.card.get("play", {}), model.path.name)
+
     @classmethod
     def prepare(cls, params: Any, game: Game | None = None) -> Any:
-        """The keys the shipped network's card gives for play (its ``play`` object, e.g. NoGo
-        7x7's ``endgame``, measured stronger at equal time: docs/alphazero.md) filled in where
-        the spec names no network of its own and does not give them."""
-        model = None if game is None or params.net else models.shipped(game.spec.spec_string)
-        play = {} if model is None else model.card.get("play", {})
+        """The card's play keys filled in where the spec does not give them."""
+        play, name = cls._card_play(params, game)
         keys = {k: v for k, v in play.items() if k not in params.model_fields_set}
         if not keys:
             return params
-        what = f"the play keys of the card of {model.path.name}"
+        what = f"the play keys of the card of {name}"
         return specstr.validate(cls.Params, what, {**params.model_dump(), **keys})
 
     @classmethod
     def canonical(cls, params: Any, game: Game | None = None) -> dict[str, Any]:
         """The base class's keys, less those declared ``canonical="changed"`` at their default
-        (so that keys added later leave older agents' strings as they were) and those of a mode
-        that is off (``only_with``: the Gumbel keys of a PUCT agent)."""
+        (so that keys added later leave older agents' strings as they were) unless the card's
+        play keys name them (``az(int8=false)`` on Hex 7x7 must not read back as the card's
+        ``int8=true``), and those of a mode that is off (``only_with``: the Gumbel keys of a
+        PUCT agent)."""
         keys = super().canonical(params, game)
-        return {k: v for k, v in keys.items() if not AZ_KEYS[k].omitted(v, keys)}
+        play, _ = cls._card_play(params, game)
+        return {k: v for k, v in keys.items() if k in play or not AZ_KEYS[k].omitted(v, keys)}
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         """PUCT with the network; under a time budget, from the endgame on (``endgame``: the

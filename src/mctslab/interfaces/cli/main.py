@@ -62,6 +62,7 @@ def agents():
 def models():
     """List the trained AlphaZero networks that ship (az without net= plays its game's)."""
     from mctslab.models import shipped_models
+    from mctslab.specstr import format_spec
 
     table = Table(title="shipped az networks (az(...) without net= plays its game's)")
     for column in ("game", "file", "network", "training", "plays with", "measured"):
@@ -74,7 +75,7 @@ def models():
             f"{net.get('blocks')} blocks x {net.get('channels')} channels, "
             f"{card.get('parameters', 0):,} parameters",
             f"{card.get('games', 0):,} games, {card.get('training_seconds', 0) / 60:.0f} min",
-            ",".join(f"{k}={v}" for k, v in card.get("play", {}).items()) or "the defaults",
+            format_spec("az", card.get("play", {}))[3:-1] or "the defaults",
             "; ".join(card.get("evaluation", [])),
         )
     console.print(table)
