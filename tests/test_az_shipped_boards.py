@@ -23,20 +23,25 @@ def test_a_network_ships_with_its_card(spec):
     assert model.card["network"]["blocks"] >= 1 and model.card["evaluation"]
 
 
-def test_the_nogo_network_hands_its_endgame_to_mcts_by_default():
-    """The NoGo 7x7 card's ``play`` keys (docs/alphazero.md: measured stronger at equal time)."""
-    game = mctslab.load_game("nogo(size=7)")
-    assert make_agent("az(time=0.2)", game).spec_string.endswith(",endgame=28)")
-    assert "endgame" not in make_agent("az(time=0.2)", mctslab.load_game("hex(size=7)")).spec_string
+def test_the_cards_play_keys_apply_by_default():
+    """The cards' ``play`` keys, each measured stronger at equal time (docs/alphazero.md): NoGo
+    7x7 hands its endgame to MCTS, Hex 7x7 runs its convolutions in 8-bit integers; a spec's own
+    key wins over the card's."""
+    nogo, hex7 = mctslab.load_game("nogo(size=7)"), mctslab.load_game("hex(size=7)")
+    assert make_agent("az(time=0.2)", nogo).spec_string.endswith(",endgame=28)")
+    assert "int8=true" not in make_agent("az(time=0.2)", nogo).spec_string
+    hex_agent = make_agent("az(time=0.2)", hex7).spec_string
+    assert "endgame" not in hex_agent and "int8=true" in hex_agent
+    assert "int8=true" not in make_agent("az(int8=false,time=0.2)", hex7).spec_string
 
 
-@pytest.mark.parametrize("agent", ["az(sims=50)", "az(int8=true,sims=50)"])
+@pytest.mark.parametrize("agent", ["az(int8=false,sims=50)", "az(int8=true,sims=50)"])
 @pytest.mark.parametrize("spec, openings", BOARDS)
 def test_the_shipped_network_beats_plain_mcts_with_four_times_its_simulations(
     spec, openings, agent
 ):
-    """Also with the network's convolutions in 8-bit integers (``int8``)."""
+    """In floats and with the network's convolutions in 8-bit integers (``int8``)."""
     res = run_match(spec, agent, "mcts(sims=200)", 12, seed=1, openings=openings)
     assert res.summary.ci95[0] > 0.5, res.summary
     a_specs = {row["players"][row["seat_a"]] for row in res.rows}
-    assert all(("int8=true" in a) == ("int8" in agent) for a in a_specs)
+    assert all(("int8=true" in a) == ("int8=true" in agent) for a in a_specs)
