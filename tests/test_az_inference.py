@@ -76,6 +76,25 @@ def test_int8_backend_approximates_eager_on_real_positions():
         az_net.Evaluator(net, az_net.INT8)
 
 
+@pytest.mark.skipif(az_net.backend_missing(az_net.INT8) is not None, reason="no ONNX Runtime")
+def test_int8_quantises_each_weights_once(monkeypatch):
+    """A second network with the same weights (another agent loading the same file) reuses the
+    quantised model, with the same outputs; changed weights are quantised again."""
+    game = mctslab.load_game("nogo(size=5)")
+    made = []
+    real = az_net._int8_model
+    monkeypatch.setattr(az_net, "_int8_model", lambda *a: made.append(1) or real(*a))
+    net = random_net(game, seed=5)
+    obs, mask = az_net.random_positions(game, 20, seed=9)
+    p0, _ = az_net.Evaluator(net, az_net.INT8, game)(obs, mask)
+    p1, _ = az_net.Evaluator(random_net(game, seed=5), az_net.INT8, game)(obs, mask)
+    assert len(made) == 1 and np.array_equal(p0, p1)
+    with torch.no_grad():
+        next(net.parameters()).add_(0.5)
+    az_net.Evaluator(net, az_net.INT8, game)
+    assert len(made) == 2
+
+
 def test_default_backend_and_its_fallback(monkeypatch):
     monkeypatch.delenv(az_net.BACKEND_ENV, raising=False)
     ort = importlib.util.find_spec("onnxruntime") and importlib.util.find_spec("onnx")

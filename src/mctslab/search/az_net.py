@@ -24,12 +24,14 @@ temporary name and renamed into place (``os.replace``), so a killed writer never
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.util
 import io
 import os
 import tempfile
 import warnings
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -133,6 +135,11 @@ Runner = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 _compiled: weakref.WeakKeyDictionary[AzNet, dict[str, tuple[list[torch.Tensor], Runner]]] = (
     weakref.WeakKeyDictionary()
 )
+#: the quantised models made so far, by (the weights' digest, the game's spec string), so that a
+#: second agent loading the same network file skips the quantisation (about 1.6 s on Hex 7x7);
+#: the newest :data:`INT8_MODELS_KEPT` (training quantises each iteration's new weights)
+_int8_models: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+INT8_MODELS_KEPT = 4
 
 
 def backend_missing(backend: str) -> str | None:
@@ -225,7 +232,7 @@ def _onnxruntime(net: AzNet) -> Runner:
     return _ort_runner(_onnx_model(net))
 
 
-def _onnxruntime_int8(net: AzNet, calibration: tuple[np.ndarray, np.ndarray]) -> Runner:
+def _int8_model(net: AzNet, calibration: tuple[np.ndarray, np.ndarray]) -> bytes:
     """The exported network with its convolutions quantised to 8-bit integers, run by ONNX
     Runtime: ONNX Runtime's static quantisation (``quantize_static``, QDQ format, weights
     ``int8`` per output channel, activations ``uint8`` with ranges from the minimum and maximum
@@ -259,7 +266,24 @@ def _onnxruntime_int8(net: AzNet, calibration: tuple[np.ndarray, np.ndarray]) ->
             activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
             op_types_to_quantize=["Conv"],
         )  # fmt: skip
-        return _ort_runner(Path(int8).read_bytes())
+        return Path(int8).read_bytes()
+
+
+def _onnxruntime_int8(net: AzNet, game: Any) -> Runner:
+    """:func:`_int8_model` calibrated on positions of ``game``, run by ONNX Runtime; made once
+    per weights and game in a process (:data:`_int8_models`)."""
+    digest = hashlib.sha256()
+    for w in net.state_dict().values():
+        digest.update(w.detach().cpu().contiguous().numpy().tobytes())
+    key = (digest.hexdigest(), game.spec.spec_string)
+    model = _int8_models.get(key)
+    if model is None:
+        model = _int8_model(net, random_positions(game, CALIBRATION_POSITIONS, seed=0))
+        _int8_models[key] = model
+        while len(_int8_models) > INT8_MODELS_KEPT:
+            _int8_models.popitem(last=False)
+    _int8_models.move_to_end(key)
+    return _ort_runner(model)
 
 
 _MAKERS: dict[str, Callable[[AzNet], Runner]] = {
@@ -278,10 +302,7 @@ def _runner(net: AzNet, backend: str, game: Any) -> Runner:
     made = _compiled.setdefault(net, {}).get(backend)
     if made is not None and all(torch.equal(a, b) for a, b in zip(made[0], weights, strict=True)):
         return made[1]
-    if backend == INT8:
-        run = _onnxruntime_int8(net, random_positions(game, CALIBRATION_POSITIONS, seed=0))
-    else:
-        run = _MAKERS[backend](net)
+    run = _onnxruntime_int8(net, game) if backend == INT8 else _MAKERS[backend](net)
     _compiled[net][backend] = ([w.detach().clone() for w in weights], run)
     return run
 
