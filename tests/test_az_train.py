@@ -390,6 +390,11 @@ def test_a_moved_run_folder_resumes_its_evaluations_against_the_best_network(tmp
     assert moved.best == str(tmp_path / "there" / "models" / "iter-00001.pt")
     moved.iterate()  # plays the best network from its new place
     assert moved.evaluations[-1]["best"]["games"] == 2
+    # without it the run stops at once with the file named, not after an iteration's training
+    (tmp_path / "there" / "models" / "iter-00001.pt").unlink()
+    (tmp_path / "there" / "models" / "iter-00002.pt").unlink()
+    with pytest.raises(MctslabError, match=r"best network so far, .*iter-0000\d\.pt, is missing"):
+        Trainer(cfg, tmp_path / "there")
 
 
 def _roots_before_search(monkeypatch, cfg):

@@ -553,6 +553,11 @@ class Trainer:
                 from mctslab.harness.az_eval import MODELS
 
                 self.best = str(self.out / MODELS / Path(self.best).name)
+                if self.cfg.eval_games and not Path(self.best).is_file():
+                    raise MctslabError(
+                        f"{path}: the run's best network so far, {self.best}, is missing (the "
+                        "next evaluation plays against it): put the file back before resuming"
+                    )
             self.lr_schedule = ck.get("lr_schedule", self.lr_schedule)
             if lr is not None and lr != self.cfg.lr:
                 self._set_lr(lr)
