@@ -35,6 +35,19 @@ def test_the_cards_play_keys_apply_by_default():
     assert "int8=true" not in make_agent("az(int8=false,time=0.2)", hex7).spec_string
 
 
+def test_the_hex_card_plays_floats_where_int8_cannot_run(monkeypatch):
+    """Without ONNX Runtime (or with a GPU) the card's ``int8`` is not applied: it plays floats."""
+    from mctslab.search import az_net
+
+    game = mctslab.load_game("hex(size=7)")
+    missing = {"onnxruntime": "not installed", az_net.INT8: "not installed"}
+    monkeypatch.setattr(az_net, "backend_missing", missing.get)
+    monkeypatch.setenv(az_net.BACKEND_ENV, "eager")
+    agent = make_agent("az(sims=8)", game, seed=1)
+    assert "int8" not in agent.spec_string
+    assert agent.step(game.new_initial_state()) in range(49)
+
+
 @pytest.mark.parametrize("agent", ["az(int8=false,sims=50)", "az(int8=true,sims=50)"])
 @pytest.mark.parametrize("spec, openings", BOARDS)
 def test_the_shipped_network_beats_plain_mcts_with_four_times_its_simulations(

@@ -38,6 +38,16 @@ def _shipped_net(game_spec: str) -> str:
     return str(model.path)
 
 
+def _int8_missing() -> str | None:
+    """Why ``az(int8=true)`` cannot run here (:func:`mctslab.search.az_net.backend_missing`;
+    without PyTorch the agent itself names what is missing when it is made)."""
+    try:
+        from mctslab.search import az_net
+    except ImportError as exc:
+        return f"{exc.name} is not installed"
+    return az_net.backend_missing(az_net.INT8)
+
+
 class AzAgent(Agent):
     NAME = "az"
     DESCRIPTION = (
@@ -80,9 +90,16 @@ class AzAgent(Agent):
     def _card_play(params: Any, game: Game | None) -> tuple[dict[str, Any], str]:
         """The shipped network's card's ``play`` object (e.g. NoGo 7x7's ``endgame``, Hex 7x7's
         ``int8``, each measured stronger at equal time: docs/alphazero.md) and the card's name;
-        empty where the spec names a network of its own."""
+        empty where the spec names a network of its own. A card's ``int8`` applies only where
+        the 8-bit backend can run (ONNX Runtime installed), so that without it the network
+        still plays, in floats."""
         model = None if game is None or params.net else models.shipped(game.spec.spec_string)
-        return ({}, "") if model is None else (model.card.get("play", {}), model.path.name)
+        if model is None:
+            return {}, ""
+        play = dict(model.card.get("play", {}))
+        if play.get("int8") and _int8_missing():
+            del play["int8"]
+        return play, model.path.name
 
     @classmethod
     def prepare(cls, params: Any, game: Game | None = None) -> Any:
