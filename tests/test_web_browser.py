@@ -227,6 +227,20 @@ def test_undo_and_watch_two_agents(server, page):
     assert page.locator("#resume").is_enabled()
 
 
+def test_the_results_tab_works_before_the_catalog_arrives(server, page):
+    """The tabs are wired before the page asks for the catalog (CI once clicked the results tab
+    while a loaded server had not yet answered it, and the click was lost)."""
+    held = []
+    page.route("**/api/catalog", lambda route: held.append(route))  # answered when released
+    page.goto(server)
+    page.click('nav .tab[data-tab="results"]')
+    page.click('a.report-link[data-report="exp.md"]', timeout=10_000)
+    page.wait_for_selector("#report table")
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_function("document.querySelectorAll('#players .player').length === 2")
+
+
 def test_results_view_report_runs_and_replay(server, page):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -358,6 +358,10 @@ function switchTab(name) {
 }
 
 async function init() {
+  // the tabs and the results view need nothing from the server's catalog: they work from the
+  // first click, even while the catalog is still on its way
+  for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => switchTab(t.dataset.tab));
+  $("#results-body").addEventListener("click", resultsClick);
   catalog = await api("GET", "/api/catalog");
   const sel = $("#game-name");
   for (const g of catalog.games) sel.add(new Option(g.name, g.name));
@@ -385,8 +389,6 @@ async function init() {
   $("#stop").addEventListener("click", () => command("stop"));
   $("#resume").addEventListener("click", () => command("resume"));
   $("#draw-tree").addEventListener("click", () => drawTree(false));
-  for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => switchTab(t.dataset.tab));
-  $("#results-body").addEventListener("click", resultsClick);
   await openLastOrNew();
 }
 
