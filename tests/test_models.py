@@ -131,6 +131,12 @@ def test_mctslab_models_lists_them(shipped_folder, monkeypatch):
     out = CliRunner().invoke(cli.main, ["models"])
     # written as a spec's keys are (booleans lowercase)
     assert "endgame=2,int8=true" in out.output and "the defaults" not in out.output
+    # the card's lines joined by "; ", a line ending in ":" by a space
+    card = json.loads(card_path.read_text())
+    card_path.write_text(json.dumps({**card, "evaluation": ["seed 1:", "2 of 3", "4 of 5"]}))
+    monkeypatch.setattr(cli.console, "width", 400)
+    out = CliRunner().invoke(cli.main, ["models"])
+    assert "seed 1: 2 of 3; 4 of 5" in out.output
 
 
 def test_a_network_for_an_older_observation_is_refused_by_name(tmp_path):

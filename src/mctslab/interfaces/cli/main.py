@@ -76,7 +76,8 @@ def models():
             f"{card.get('parameters', 0):,} parameters",
             f"{card.get('games', 0):,} games, {card.get('training_seconds', 0) / 60:.0f} min",
             format_spec("az", card.get("play", {}))[3:-1] or "the defaults",
-            "; ".join(card.get("evaluation", [])),
+            # a line ending in ":" introduces the ones after it
+            "; ".join(card.get("evaluation", [])).replace(":; ", ": "),
         )
     console.print(table)
 
