@@ -91,8 +91,8 @@ class AzAgent(Agent):
         """The shipped network's card's ``play`` object (e.g. NoGo 7x7's ``endgame``, Hex 7x7's
         ``int8``, each measured stronger at equal time: docs/alphazero.md) and the card's name;
         empty where the spec names a network of its own. A card's ``int8`` applies only where
-        the 8-bit backend can run (ONNX Runtime installed), so that without it the network
-        still plays, in floats."""
+        the 8-bit backend can run (ONNX Runtime installed, no GPU), so that elsewhere the
+        network still plays, in floats."""
         model = None if game is None or params.net else models.shipped(game.spec.spec_string)
         if model is None:
             return {}, ""
