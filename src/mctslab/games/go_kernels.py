@@ -484,7 +484,7 @@ def returns(consts, state, out):
         out[1 - r] = -1.0
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def playable(consts, state, p, col, w, pp):
     """Whether a playout may play ``col`` at the empty padded point ``p``: legal and not an own
     eye."""

@@ -267,7 +267,7 @@ def go_style_point(consts, state, rng, cand, w, pp, safe):
     return _random_point(consts, state, rng, state[S_TO_MOVE] + 1, w, pp, safe)
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def _go_playout(consts, state, rng, moves, out, safe):
     w = np.int64(consts[C_W])
     pp = consts[C_P]
@@ -284,13 +284,13 @@ def _go_playout(consts, state, rng, moves, out, safe):
 @njit(cache=True)
 def go_style_playout(consts, state, rng, moves, out):
     """Go-style playout to the end (module doc); the contract of ``random_playout``."""
-    return _go_playout(consts, state, rng, moves, out, False)
+    return _go_playout(consts, state, rng, moves, out, np.bool_(False))
 
 
 @njit(cache=True)
 def safe_go_playout(consts, state, rng, moves, out):
     """:func:`go_style_playout` with self-atari avoidance (module doc, step 4)."""
-    return _go_playout(consts, state, rng, moves, out, True)
+    return _go_playout(consts, state, rng, moves, out, np.bool_(True))
 
 
 @njit(inline="always")
@@ -426,7 +426,7 @@ def _go_random_point(consts, state, rng, col, w, pp, pts):
     return pts[i], rng
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def _nogo_go_playout(consts, state, rng, moves, out, last, go_rules):
     """The two NoGo playouts with Go's moves (:func:`nogo_go_style_playout`, and with
     ``go_rules`` :func:`nogo_go_unadapted_playout`)."""
@@ -472,7 +472,7 @@ def nogo_go_style_playout(consts, state, rng, moves, out, last):
     """NoGo with Go-style moves (module doc): a legal 3x3-pattern point around the last move
     (``last``: the action played just before the playout, -1 if unknown), else NoGo's uniform
     legal draw; the contract of ``random_playout`` plus ``last``."""
-    return _nogo_go_playout(consts, state, rng, moves, out, last, False)
+    return _nogo_go_playout(consts, state, rng, moves, out, last, np.bool_(False))
 
 
 @njit(cache=True)
@@ -486,4 +486,4 @@ def nogo_go_unadapted_playout(consts, state, rng, moves, out, last):
     mover's own eye, else NoGo's uniform legal draw. A move NoGo forbids (a capture) loses at
     once, as in the naive playout; a player with no move loses. The contract of
     ``random_playout`` plus ``last``."""
-    return _nogo_go_playout(consts, state, rng, moves, out, last, True)
+    return _nogo_go_playout(consts, state, rng, moves, out, last, np.bool_(True))

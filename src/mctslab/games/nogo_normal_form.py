@@ -479,7 +479,7 @@ def _seed(state, t, z, w, pp):
         _around(state, t, z, w, pp)
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def _f(state, t, m, col, k, merged, mn, ms, w, pp):
     """``a - b`` of colour ``col``'s legal move ``m``, given the groups around ``m`` in the
     tracker's ``NB`` block (``k`` of them), whether ``col``'s group through ``m`` would be in
@@ -563,7 +563,7 @@ def _f(state, t, m, col, k, merged, mn, ms, w, pp):
     return f
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def _score_point(state, t, m, w, pp):
     """Legality and ``a - b`` of the empty point ``m`` for both colours: :func:`_f`, or in the
     usual case (the move leaves no group in atari) its short form, shared by both colours."""
@@ -662,9 +662,9 @@ def _score_point(state, t, m, w, pp):
         if fast_w:
             t[U(T_F * pp + pp + m)] = lb - 1 + xw
     if lb and not fast_b:
-        t[U(T_F * pp + m)] = _f(state, t, m, 1, k, merged_b, bn, bs, w, pp)
+        t[U(T_F * pp + m)] = _f(state, t, m, np.int64(1), k, merged_b, bn, bs, w, pp)
     if lw and not fast_w:
-        t[U(T_F * pp + pp + m)] = _f(state, t, m, 2, k, merged_w, wn, ws, w, pp)
+        t[U(T_F * pp + pp + m)] = _f(state, t, m, np.int64(2), k, merged_w, wn, ws, w, pp)
 
 
 @njit(inline="always")
@@ -703,7 +703,7 @@ def _rescore(t, m, pp, nn, two_sided):
         t[U(T_SLOT * pp + i)] = b
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def nf_start(consts, state, two_sided, on):
     """The kept scores of the position ``state`` (every empty point scored once); an array of
     size 0 when not ``on``."""
@@ -732,7 +732,7 @@ def nf_start(consts, state, two_sided, on):
     for a in range(nn):
         m = consts[C_TABLES + a]
         if state[U(HEADER + m)] == EMPTY:
-            _score_point(state, t, m, w, pp)
+            _score_point(state, t, np.int64(m), w, pp)
             _rescore(t, m, pp, nn, two_sided)
     return t_mem
 
@@ -753,7 +753,7 @@ def nf_pick(t, c, rng, pp, nn):
     return rng, np.int64(t[U(tail + ITEMS + (c * N_BUCKETS + b) * nn + i)])
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def nf_place(consts, state, t, p, col, two_sided):
     """Put a stone of colour ``col`` at the legal point ``p`` (the kernels' ``_place``) and score
     again the points whose score may have changed (module doc)."""

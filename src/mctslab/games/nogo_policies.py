@@ -147,7 +147,7 @@ def _neighbour(p, k, w):
     return p + (2 * (k & 1) - 1) * (1 if k < 2 else w)
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def _legal_counts(consts, state, on):
     """Each point's legality for both players (``legal[c * P + x]``) and each player's number of
     legal moves (``legal[2P + c]``) in the position ``state``, kept up to date by
@@ -191,7 +191,7 @@ def _recount_around(state, legal, p, w, pp):
             legal[pp + y] = lw
 
 
-@njit(inline="always")
+@njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
 def _decisive(consts, state, gbuf, c):
     """A legal move of player ``c`` after which the opponent has no legal move, or -1.
 
