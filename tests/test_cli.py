@@ -63,6 +63,23 @@ def test_bench_search_json(runner):
     assert data["sims_per_second"] > 0 and data["nodes"] > 1 and data["bytes_per_node"] > 0
 
 
+def test_bench_startup_times_an_agents_first_search_in_fresh_processes(runner):
+    res = runner.invoke(main, ["bench", "startup", "nim(n=9)", "--agent", "mcts(sims=5)", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["agent"].startswith("mcts(sims=5,")  # the canonical spec the children made
+    assert data["cold_seconds"] > 0 and data["warm_seconds"] > 0
+
+
+def test_bench_startup_rejects_a_bad_agent_before_starting_any_process(runner, monkeypatch):
+    from mctslab.harness import bench
+
+    monkeypatch.setattr(bench, "startup", lambda *a: pytest.fail("a process was started"))
+    res = runner.invoke(main, ["bench", "startup", "nim(n=9)", "--agent", "mcts(bogus=1)"])
+    assert res.exit_code == 2
+    assert "unknown key(s) bogus" in res.output
+
+
 def test_human_gets_a_new_prompt_after_bad_input(runner):
     # nim(n=5): the human (player 0) types garbage, an illegal number, then takes 1 (leaves 4,
     # a lost position for the mover); the agent replies; then the human quits.

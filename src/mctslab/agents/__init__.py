@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import secrets
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from mctslab import specstr
 from mctslab.agents.az import AzAgent
@@ -67,13 +68,11 @@ def describe_agents() -> str:
     return "\n".join(cls.describe() for cls in _AGENTS.values())
 
 
-def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
-    """Build an agent for ``game`` from a spec string.
-
-    The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy.
-    An agent that stands for another (``best``) makes that one, whose spec string shows.
-    Raises :class:`SpecError` naming the allowed agents, keys and ranges.
-    """
+def resolve_agent(spec: str, game: Game) -> tuple[type[Agent], Any, str]:
+    """The agent class, validated keys and canonical spec string that ``spec`` names for
+    ``game``, without building the agent (nothing is compiled or loaded); an agent that stands
+    for another (``best``) resolves to that one. Raises :class:`SpecError` naming the allowed
+    agents, keys and ranges."""
     name, raw = specstr.parse(spec)
     cls = _AGENTS.get(name.lower())
     if cls is None:
@@ -81,11 +80,21 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
     params = cls.prepare(specstr.validate(cls.Params, f"agent {cls.NAME}", raw), game)
     alias = cls.stands_for(params, game)
     if alias is not None:
-        return make_agent(alias, game, seed=seed)
+        return resolve_agent(alias, game)
     canonical = cls.canonical(params, game)
     spec_string = specstr.format_spec(
         cls.NAME, {k: v for k, v in canonical.items() if v is not None}
     )
+    return cls, params, spec_string
+
+
+def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
+    """Build an agent for ``game`` from a spec string (:func:`resolve_agent`).
+
+    The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy.
+    An agent that stands for another (``best``) makes that one, whose spec string shows.
+    """
+    cls, params, spec_string = resolve_agent(spec, game)
     if getattr(params, "seed", None) is not None:  # agents without a seed key: gtp
         seed = params.seed
     elif seed is None:

@@ -238,13 +238,23 @@ def bench_search(game_spec, agent_spec, seed, as_json):
 
 @bench.command("startup")
 @click.argument("game_spec", metavar="GAME", default="nogo(size=9)")
+@click.option(
+    "--agent",
+    "agent_spec",
+    default=None,
+    help="time this agent's first search instead (e.g. 'mcts(preset=strong,sims=1)')",
+)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def bench_startup(game_spec, as_json):
-    """Seconds from a fresh process to the first playout, with an empty and a warm cache."""
+def bench_startup(game_spec, agent_spec, as_json):
+    """Seconds from a fresh process to the first playout (or AGENT's first search), with an
+    empty and a warm compile cache."""
+    from mctslab.agents import resolve_agent
     from mctslab.harness import bench as b
 
-    mctslab.load_game(game_spec)  # fail fast on a bad spec
-    result = b.startup(game_spec)
+    game = mctslab.load_game(game_spec)  # fail fast on a bad spec
+    if agent_spec is not None:  # and on a bad agent, before the timed processes
+        agent_spec = resolve_agent(agent_spec, game)[2]
+    result = b.startup(game_spec, agent_spec)
     if as_json:
         click.echo(json.dumps(result))
         return
