@@ -99,6 +99,37 @@ def test_nf_playout_draws_uniformly_among_the_best_scores():
         assert counts.min() > 400 / len(best) * 0.5
 
 
+def test_nf_empty_plays_contested_moves_until_few_points_are_empty_then_scores():
+    # nf_empty=E: contested moves while more than E points are empty, the normal form after.
+    game = mctslab.load_game("nogo(size=5)")
+    state = game.new_initial_state()
+    for a in _random_game(game, np.random.default_rng(3))[:8]:
+        state.apply_action(a)
+    player = state.current_player()
+    mine = _scratch(game, state, player, False)
+    contested = set(mine) & set(_scratch(game, state, 1 - player, False))
+    scores = _scratch(game, state, player, True)
+    best = {a for a, v in scores.items() if v == max(scores.values())}
+    assert contested != best  # the test tells the two policies apart
+    empty = 25 - 8
+    params = common.playout_params(base=nogo_policies.BASE_NF2, num_actions=25, nf_empty=empty - 1)
+    stats = common.policy_stats(2, 25)
+    firsts = []
+    for seed in range(300):
+        moves = np.zeros(2 * 26, dtype=np.int64)
+        n, _ = nogo_policies.policy_playout(
+            game.consts, state.array.copy(), seed_state(seed), moves, np.zeros(2), -1,
+            params, stats,
+        )  # fmt: skip
+        firsts.append(int(moves[1]))
+        if n >= 2:  # the second move is the normal form's, scored after the first
+            after = state.clone()
+            after.apply_action(firsts[-1])
+            second = _scratch(game, after, 1 - player, True)
+            assert second[int(moves[3])] == max(second.values()), seed
+    assert set(firsts) == contested
+
+
 @pytest.mark.parametrize("size", [4, 7, 9])
 def test_kept_legal_counts_equal_the_legal_moves_after_every_move(size):
     # The decisive playout looks for a winning move only while the opponent has at most ten
@@ -125,9 +156,10 @@ from mctslab.games import nogo_policies as P
 from mctslab.search.playouts import common
 from mctslab.kernels.rng import seed_state
 game = mctslab.load_game("nogo(size=5)")
-for base, decisive in ((0, False), (0, True), (P.BASE_NF, False), (P.BASE_NF2, True)):
+for base, decisive, late in ((0, False, 0), (0, True, 0), (P.BASE_NF, False, 0),
+                            (P.BASE_NF2, True, 0), (P.BASE_NF2, False, 12)):
     s = game.new_initial_state().array.copy()
-    params = common.playout_params(base=base, decisive=decisive, num_actions=25)
+    params = common.playout_params(base=base, decisive=decisive, num_actions=25, nf_empty=late)
     moves = np.zeros(60, dtype=np.int64)
     n, _ = P.policy_playout(
         game.consts, s, seed_state(3), moves, np.zeros(2), -1, params, common.policy_stats(2, 25)
@@ -150,5 +182,5 @@ def test_policy_playouts_play_the_same_moves_compiled_and_as_plain_python():
         ).stdout  # fmt: skip
 
     compiled = run({})
-    assert len(compiled.splitlines()) == 4
+    assert len(compiled.splitlines()) == 5
     assert run({"NUMBA_DISABLE_JIT": "1"}) == compiled

@@ -17,7 +17,7 @@ are in atari), so only those points are tested, before ``m`` and as they would b
 groups next to ``m`` get their liberty sums after the move computed from the kernels' sums,
 nothing is copied or played.
 
-**Kept up to date** (:func:`nf_start`, :func:`nf_place`, :func:`nf_pick`; the ``nf`` and ``nf2``
+**Kept up to date** (:func:`nf_fill`, :func:`nf_place`, :func:`nf_pick`; the ``nf`` and ``nf2``
 playouts). Each empty point keeps its legality for both colours, whether a group of each colour
 outside atari touches it (*safe*; both change only where legality is tested again, below), both
 ``f`` and its number of empty neighbours; each colour keeps its legal points in buckets by score,
@@ -703,21 +703,26 @@ def _rescore(t, m, pp, nn, two_sided):
         t[U(T_SLOT * pp + i)] = b
 
 
+@njit(cache=True)
+def nf_alloc(consts, on):
+    """An array for :func:`nf_fill` (size 0 when not ``on``)."""
+    pp = consts[C_P]
+    nn = consts[C_N]
+    return np.empty(T_TAIL * pp + ITEMS + 2 * N_BUCKETS * nn if on else 0, dtype=np.int64)
+
+
 @njit  # compiled once, not inlined: docs/architecture.md, "Speed traps"
-def nf_start(consts, state, two_sided, on):
-    """The kept scores of the position ``state`` (every empty point scored once); an array of
-    size 0 when not ``on``."""
+def nf_fill(consts, state, t, two_sided):
+    """Write into ``t`` (from :func:`nf_alloc`) the kept scores of the position ``state``: every
+    empty point scored once."""
     consts = borrow(consts)
     state = borrow(state)
+    t = borrow(t)
     w = np.int64(consts[C_W])
     pp = consts[C_P]
     nn = consts[C_N]
-    if not on:
-        return np.zeros(0, dtype=np.int64)
     tail = T_TAIL * pp
-    t_mem = np.empty(tail + ITEMS + 2 * N_BUCKETS * nn, dtype=np.int64)  # buckets: written first
-    t = borrow(t_mem)  # returned below, so alive while t is used
-    t[: tail + ITEMS] = 0
+    t[: tail + ITEMS] = 0  # the buckets' points are written before they are read
     t[T_SLOT * pp : T_POS * pp] = -1
     t[tail + TOP : tail + TOP + 2] = -1
     for a in range(nn):
@@ -734,7 +739,6 @@ def nf_start(consts, state, two_sided, on):
         if state[U(HEADER + m)] == EMPTY:
             _score_point(state, t, np.int64(m), w, pp)
             _rescore(t, m, pp, nn, two_sided)
-    return t_mem
 
 
 @njit(inline="always")
@@ -811,7 +815,8 @@ def tracked_nf_scores(consts, state, actions, two_sided, out):
     nn = consts[C_N]
     pp = consts[C_P]
     w = np.int64(consts[C_W])
-    t = nf_start(consts, state, two_sided, True)
+    t = nf_alloc(consts, True)
+    nf_fill(consts, state, t, two_sided)
     wrong = 0
     for i in range(len(actions) + 1):
         for a in range(nn):

@@ -258,6 +258,12 @@ OPTIONS: tuple[Option, ...] = (
            "§3.5's principle in its cheapest form (points legal for both first); bridge: Arneson, "
            "Hayward, Henderson 2010, *Monte Carlo Tree Search in Hex*, §IV-B; go_sa: Fuego's "
            "self-atari test (Enzenberger et al. 2010)"),
+    Option("nf_empty", int, 0,
+           "NoGo's `nf` and `nf2` playouts score moves only once at most this many points are "
+           "empty, and play `contested` moves before (where most legal moves tie for the best "
+           "score); 0: from the first move",
+           ge=0, le=10000, attr="nf_empty", canonical="changed",
+           source=f"{_NOGO}, §3.5 (the normal form); the switch is ours (docs/strength.md)"),
     Option("decisive", bool, False, "playouts take a move that wins at once",
            attr="decisive", canonical="changed",
            source="Teytaud and Teytaud 2010, *On the huge benefit of decisive moves in "
@@ -423,6 +429,11 @@ class _UctConfigMethods:
             object.__setattr__(self, "c", DEFAULT_C.get(self.formula))
         for attr, option in BY_ATTR.items():
             option.check(getattr(self, attr))
+        if self.nf_empty > 0 and self.playout not in ("nf", "nf2"):
+            raise SpecError(
+                f"nf_empty={self.nf_empty}: only the normal-form playouts read it; add "
+                "playout=nf or playout=nf2, or nf_empty=0"
+            )
         if self.prior > 0 and self.rave == "off":
             raise SpecError(
                 f"prior={_fmt(self.prior)}: needs rave (the prior starts a child's AMAF "

@@ -98,6 +98,7 @@ class PlayoutParams(NamedTuple):
     num_actions: int  # A
     num_players: int  # P
     length: bool  # the playout's length is used (QBR): stop when the game is decided
+    nf_empty: int  # NoGo's nf and nf2: score moves once at most this many points are empty (0: all)
 
 
 class PolicyStats(NamedTuple):
@@ -130,11 +131,12 @@ def playout_params(
     num_actions: int = 1,
     num_players: int = 2,
     length: bool = False,
+    nf_empty: int = 0,
 ) -> PlayoutParams:
     """A :class:`PlayoutParams` with every field of its fixed Python type (one Numba type)."""
     return PlayoutParams(
         int(base), bool(decisive), bool(anti), bool(lgrf), int(pool_k), float(pool_p),
-        int(num_actions), int(num_players), bool(length),
+        int(num_actions), int(num_players), bool(length), int(nf_empty),
     )  # fmt: skip
 
 

@@ -116,6 +116,7 @@ class Uct:
             num_actions=actions,
             num_players=players,
             length=config.qbr,
+            nf_empty=config.nf_empty,
         )
         #: what the enhancements learn, each array only as large as its enhancement needs
         self.stats = policy_stats(players, actions, config.lgrf, config.pool, config.qbr)

@@ -6,7 +6,8 @@ A policies module's ``policy_playout`` is given two records (:mod:`mctslab.searc
   module itself numbers its base policies in ``BASES``), ``decisive``, ``anti``, ``lgrf``,
   ``pool_k``, ``pool_p``, ``num_actions``, ``num_players``, and ``length`` (the playout's length
   is used, by QBR, so it must stop when the game is decided: a game whose fast playout plays on
-  past the decision must not use it);
+  past the decision must not use it), and ``nf_empty`` (read by NoGo's normal-form playouts
+  only);
 * :class:`~mctslab.search.records.PolicyStats` ``stats``: the tables the search learns, read
   through :func:`lgr_reply` (Last Good Reply, :mod:`mctslab.search.enhancements.lgrf`) and
   :func:`pool_move` (PoolRAVE, :mod:`mctslab.search.enhancements.poolrave`).
