@@ -155,3 +155,14 @@ def test_keys_given_beside_the_strong_preset_win_and_other_games_get_plain_uct()
     strong = make_agent("mcts(preset=strong,sims=10)", mctslab.load_game("2048"), seed=1)
     assert strong.config == plain.config
     assert "nogo: rave=paper" in options.describe_presets()
+
+
+def test_a_key_of_a_playout_not_played_is_left_out_of_the_canonical_string():
+    # nf_empty is read by the normal-form playouts only (only_with="playout"): beside another
+    # playout, given or from a preset, it changes nothing and the string does not list it.
+    nogo = mctslab.load_game("nogo(size=5)")
+    contested = make_agent("mcts(playout=contested,nf_empty=30,sims=10)", nogo, seed=1)
+    assert contested.spec_string == make_agent("mcts(playout=contested,sims=10)", nogo).spec_string
+    nf2 = make_agent("mcts(playout=nf2,nf_empty=30,sims=10)", nogo, seed=1)
+    assert nf2.spec_string.endswith(",playout=nf2,nf_empty=30)")
+    assert make_agent(nf2.spec_string, nogo, seed=1).config == nf2.config

@@ -73,9 +73,11 @@ class Option:
     value (:data:`FORMULAS`).
     ``canonical``: ``always`` in the canonical spec string, or only when ``changed`` from the
     default (the enhancement keys, so that the strings of older agents stay as they were).
-    ``only_with``: the boolean key of the mode this key belongs to (``gumbel`` for the Gumbel
-    keys of ``az``); the canonical string lists the key only while that mode is on, so agents
-    without the mode keep their strings when the mode's defaults change.
+    ``only_with``: the key of the mode this key belongs to, a boolean key (``gumbel`` for the
+    Gumbel keys of ``az``) or, with ``only_values``, the values of that key that turn the mode
+    on (``nf_empty`` is read by ``playout`` ``nf`` and ``nf2`` only); the canonical string lists
+    the key only while that mode is on, so agents without the mode keep their strings when the
+    mode's defaults (or a preset's value) change.
     """
 
     name: str
@@ -93,6 +95,7 @@ class Option:
     spec: bool = True
     canonical: Literal["always", "changed"] = "always"
     only_with: str = ""
+    only_values: tuple[Any, ...] = ()
     shown_default: str = ""
 
     @property
@@ -103,7 +106,14 @@ class Option:
         """Whether a canonical spec string leaves this key out: ``changed`` and at its default,
         or its mode (``only_with``, read from ``keys``) off."""
         at_default = self.canonical == "changed" and value == self.default
-        return at_default or bool(self.only_with and not keys[self.only_with])
+        return at_default or self.mode_off(keys)
+
+    def mode_off(self, keys: Mapping[str, Any]) -> bool:
+        """Whether the mode this key belongs to (``only_with``) is off in ``keys``."""
+        if not self.only_with:
+            return False
+        mode = keys[self.only_with]
+        return mode not in self.only_values if self.only_values else not mode
 
     def default_for(self, formula: str) -> Any:
         return self.default[formula] if self.per_formula else self.default
@@ -262,7 +272,8 @@ OPTIONS: tuple[Option, ...] = (
            "NoGo's `nf` and `nf2` playouts score moves only once at most this many points are "
            "empty, and play `contested` moves before (where most legal moves tie for the best "
            "score); 0: from the first move",
-           ge=0, le=10000, attr="nf_empty", canonical="changed",
+           ge=0, le=10000, attr="nf_empty", canonical="changed", only_with="playout",
+           only_values=("nf", "nf2"),
            source=f"{_NOGO}, §3.5 (the normal form); the switch is ours (docs/strength.md)"),
     Option("decisive", bool, False, "playouts take a move that wins at once",
            attr="decisive", canonical="changed",
@@ -346,7 +357,7 @@ class Preset:
 #: ``mcts(preset=strong)``: game name -> the keys of the strongest configuration measured there
 #: (the evidence for each key is in docs/strength.md).
 STRONG: dict[str, dict[str, Any]] = {
-    "nogo": {"rave": "paper", "c": 0.0, "rave_k": 1119.0, "playout": "nf2"},
+    "nogo": {"rave": "paper", "c": 0.0, "rave_k": 1119.0, "playout": "nf2", "nf_empty": 20},
     "hex": {"rave": "paper", "c": 0.0, "playout": "bridge"},
     "go": {"rave": "paper", "c": 0.0, "playout": "go_sa", "prior": 1.0},
     "nim": {"playout": "strategic"},
@@ -429,11 +440,6 @@ class _UctConfigMethods:
             object.__setattr__(self, "c", DEFAULT_C.get(self.formula))
         for attr, option in BY_ATTR.items():
             option.check(getattr(self, attr))
-        if self.nf_empty > 0 and self.playout not in ("nf", "nf2"):
-            raise SpecError(
-                f"nf_empty={self.nf_empty}: only the normal-form playouts read it; add "
-                "playout=nf or playout=nf2, or nf_empty=0"
-            )
         if self.prior > 0 and self.rave == "off":
             raise SpecError(
                 f"prior={_fmt(self.prior)}: needs rave (the prior starts a child's AMAF "
@@ -492,14 +498,14 @@ def canonical_keys(values: Mapping[str, Any], game: str | None = None) -> dict[s
     """The keys of the canonical ``mcts(...)`` string from validated keys (preset applied for
     the game named ``game``), in declaration order: ``c`` spelled out (the formula's default when
     not given); the keys marked ``changed`` only where they differ from their default and the
-    preset does not set them."""
+    preset does not set them; no key of a mode that is off (``only_with``)."""
     preset = BY_NAME[values["preset"]].keys_for(game)
     keys: dict[str, Any] = {}
     for key, option in BY_KEY.items():
         value = values[key]
         if option.per_formula and value is None:
             value = option.default_for(values["formula"])
-        if option.omitted(value, values) and key not in preset:
+        if option.mode_off(values) or (option.omitted(value, values) and key not in preset):
             continue
         keys[key] = value
     return keys
