@@ -97,6 +97,15 @@ BASES = {
 
 
 @njit(inline="always")
+def _empty_points(consts, state, nn):
+    """The number of empty points on the board."""
+    k = 0
+    for a in range(nn):
+        k += state[U(HEADER + consts[C_TABLES + a])] == EMPTY
+    return k
+
+
+@njit(inline="always")
 def _draw_contested(state, rng, c, w, pp, base):
     """A uniform legal point of player ``c`` that the opponent may play too, else a uniform point
     only ``c`` may play, else -1 (``c`` has no legal move). Returns ``(point, rng)``.
@@ -334,9 +343,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     # with nf_empty > 0, contested moves until at most that many points are empty
     n_empty = nn
     if nf and params.nf_empty > 0:
-        n_empty = 0
-        for a in range(nn):
-            n_empty += state[U(HEADER + consts[C_TABLES + a])] == EMPTY
+        n_empty = _empty_points(consts, state, nn)
     nf_empty = params.nf_empty if params.nf_empty > 0 else nn
     scores_mem = nf_alloc(consts, nf)
     scoring = nf and n_empty <= nf_empty
@@ -376,10 +383,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
                 scoring = True
             if found < 0:
                 if base_policy == BASE_NAIVE:
-                    empty = 0
-                    for a in range(nn):
-                        empty += state[U(HEADER + consts[C_TABLES + a])] == EMPTY
-                    if empty > 0:
+                    if _empty_points(consts, state, nn) > 0:
                         while True:
                             rng, a = below(rng, nn)
                             p = consts[C_TABLES + a]

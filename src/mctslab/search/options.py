@@ -105,8 +105,11 @@ class Option:
     def omitted(self, value: Any, keys: Mapping[str, Any]) -> bool:
         """Whether a canonical spec string leaves this key out: ``changed`` and at its default,
         or its mode (``only_with``, read from ``keys``) off."""
-        at_default = self.canonical == "changed" and value == self.default
-        return at_default or self.mode_off(keys)
+        return self.at_default(value) or self.mode_off(keys)
+
+    def at_default(self, value: Any) -> bool:
+        """Whether a ``changed`` key has its default value."""
+        return self.canonical == "changed" and value == self.default
 
     def mode_off(self, keys: Mapping[str, Any]) -> bool:
         """Whether the mode this key belongs to (``only_with``) is off in ``keys``."""
@@ -505,7 +508,7 @@ def canonical_keys(values: Mapping[str, Any], game: str | None = None) -> dict[s
         value = values[key]
         if option.per_formula and value is None:
             value = option.default_for(values["formula"])
-        if option.mode_off(values) or (option.omitted(value, values) and key not in preset):
+        if option.mode_off(values) or (option.at_default(value) and key not in preset):
             continue
         keys[key] = value
     return keys
