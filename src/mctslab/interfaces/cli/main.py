@@ -75,7 +75,7 @@ def models():
             f"{net.get('blocks')} blocks x {net.get('channels')} channels, "
             f"{card.get('parameters', 0):,} parameters",
             f"{card.get('games', 0):,} games, {card.get('training_seconds', 0) / 60:.0f} min",
-            format_spec("az", card.get("play", {}))[3:-1] or "the defaults",
+            format_spec("az", card["play"]) if card.get("play") else "the defaults",
             # a line ending in ":" introduces the ones after it
             "; ".join(card.get("evaluation", [])).replace(":; ", ": "),
         )
