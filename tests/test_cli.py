@@ -1,10 +1,12 @@
 """The command line: JSON outputs, one-line errors, a human at the prompt, the demo."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
 
+from mctslab.interfaces.cli.cores import default_threads
 from mctslab.interfaces.cli.main import main
 
 
@@ -116,3 +118,21 @@ def test_demo_runs_a_real_match(runner, tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     assert (tmp_path / "results" / "demo.sqlite").is_file()
     assert "win rate ± 2σ" in res.output and "95% CI" in res.output
+
+
+def test_gtp_threads_set_the_mcts_agents_workers_and_survive_boardsize(runner):
+    script = "version\nboardsize 7\nversion\ngenmove b\nquit\n"
+    args = ["gtp", "--game", "nogo", "--agent", "mcts(sims=60)", "--seed", "1"]
+    res = runner.invoke(main, [*args, "--threads", "2"], input=script)
+    assert res.exit_code == 0, res.output
+    replies = [line for line in res.output.splitlines() if line.startswith("=")]
+    assert replies[0].startswith("= ") and replies[0].endswith(",workers=2)")
+    assert "sims=60," in replies[0] and replies[2] == replies[0]
+    assert re.fullmatch(r"= [A-HJ][1-7]", replies[3])  # a move on the 7x7 board
+    default = runner.invoke(main, args, input="version\nquit\n")
+    threads = default_threads()
+    assert default.exit_code == 0
+    assert ("workers=" in default.output) == (threads > 1)
+    assert threads == 1 or f"workers={threads})" in default.output
+    bad = runner.invoke(main, [*args, "--threads", "0"], input="quit\n")
+    assert bad.exit_code == 2 and "--threads" in bad.output and "1<=x<=64" in bad.output

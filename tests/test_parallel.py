@@ -34,3 +34,20 @@ def test_workers_key_makes_a_root_parallel_agent():
     assert "workers=2" in agent.spec_string
     result = agent.search(game.new_initial_state())
     assert result.simulations == 400 and sum(result.visits) == 400
+
+
+def test_threads_become_workers_unless_the_spec_gives_them():
+    game = mctslab.load_game("nogo(size=5)")
+    agent = make_agent("mcts(sims=10)", game, seed=1, threads=2)
+    assert agent.spec_string.startswith("mcts(sims=10,") and agent.spec_string.endswith(
+        ",workers=2)"
+    )
+    assert isinstance(agent.searcher, RootParallel)
+    assert make_agent("mcts(sims=10,workers=3)", game, threads=2).spec_string.endswith("workers=3)")
+    one = make_agent("mcts(sims=10,workers=1)", game, threads=2)  # the spec's one thread wins
+    assert isinstance(one.searcher, Uct) and "workers" not in one.spec_string
+    assert "workers" not in make_agent("mcts(sims=10)", game, threads=1).spec_string
+    assert make_agent("random", game, threads=2).spec_string == "random"  # no threads to set
+    best = make_agent("best(time=0.05)", game, threads=2)  # the agent best stands for gets them
+    assert best.spec_string.startswith("mcts(") and "preset=strong" in best.spec_string
+    assert best.spec_string.endswith(",workers=2)") and isinstance(best.searcher, RootParallel)

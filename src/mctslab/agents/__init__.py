@@ -88,13 +88,21 @@ def resolve_agent(spec: str, game: Game) -> tuple[type[Agent], Any, str]:
     return cls, params, spec_string
 
 
-def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
+def make_agent(spec: str, game: Game, seed: int | None = None, threads: int | None = None) -> Agent:
     """Build an agent for ``game`` from a spec string (:func:`resolve_agent`).
 
     The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy.
     An agent that stands for another (``best``) makes that one, whose spec string shows.
+    ``threads``, if given, is set as the agent's ``THREADS_KEY`` (``mcts``: ``workers``, root
+    parallelism) unless the spec gives that key; agents without one run on one thread.
     """
     cls, params, spec_string = resolve_agent(spec, game)
+    key = cls.THREADS_KEY
+    if threads is not None and key is not None and key not in params.model_fields_set:
+        name, given = specstr.parse(spec_string)
+        cls, params, spec_string = resolve_agent(
+            specstr.format_spec(name, {**given, key: threads}), game
+        )
     if getattr(params, "seed", None) is not None:  # agents without a seed key: gtp
         seed = params.seed
     elif seed is None:

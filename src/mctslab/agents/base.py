@@ -47,6 +47,8 @@ class Agent:
     Params: ClassVar[type[pydantic.BaseModel]]
     #: the simulations per move when the spec gives neither ``sims`` nor ``time``
     DEFAULT_SIMS: ClassVar[int] = 0
+    #: the key that sets how many threads a search uses (None: the agent runs on one)
+    THREADS_KEY: ClassVar[str | None] = None
 
     def __init__(self, spec_string: str, game: Game):
         self.spec_string = spec_string

@@ -63,6 +63,7 @@ class MctsAgent(Agent):
     DESCRIPTION = "UCT family with slow node creation, MCTS-Solver and tree reuse"
     Params = MctsParams
     DEFAULT_SIMS = 10_000
+    THREADS_KEY = "workers"
 
     def __init__(self, spec_string: str, game: Game, params: Any, seed: int):
         from mctslab.search.parallel import RootParallel

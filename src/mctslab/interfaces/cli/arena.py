@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shlex
 import signal
 import sys
@@ -19,10 +18,13 @@ from rich.table import Table
 import mctslab
 from mctslab.errors import MctslabError
 from mctslab.harness.experiments.spec import SCALES
+from mctslab.interfaces.cli.cores import available_cores
 
 console = Console()
 
-WORKERS_HELP = "parallel games (processes, or Ray tasks in flight); default: all cores"
+WORKERS_HELP = (
+    "parallel games (processes, or Ray tasks in flight); default: the cores this process may use"
+)
 
 
 def _openings_help() -> str:
@@ -40,7 +42,7 @@ def openings_option(f):
 
 
 def _workers(workers: int | None) -> int:
-    return workers if workers else (os.cpu_count() or 1)
+    return workers if workers else available_cores()
 
 
 def _backend_options(f):

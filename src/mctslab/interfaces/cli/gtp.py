@@ -9,6 +9,7 @@ import click
 
 from mctslab.errors import MctslabError
 from mctslab.harness.sgf import read_sgf_file
+from mctslab.interfaces.cli.cores import default_threads, threads_option
 from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
 
 
@@ -30,13 +31,14 @@ from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
     help="resign below this win value of the chosen move (0: never)",
 )
 @click.option("--seed", type=int, default=None, help="random seed of the agent")
+@threads_option
 @click.option(
     "--swap/--no-swap",
     default=None,
     help="hex: play with the swap (pie) rule; off unless given, as in MoHex "
     "(HTP's param_game allow_swap 0|1 changes it)",
 )
-def gtp(game, agent, size, komi, resign, seed, swap):
+def gtp(game, agent, size, komi, resign, seed, threads, swap):
     """Speak GTP v2 (go, nogo) or HTP (hex) on stdin/stdout, for GUIs and referees.
 
     Commands: the GTP required set plus undo, showboard, time_settings, time_left,
@@ -46,13 +48,21 @@ def gtp(game, agent, size, komi, resign, seed, swap):
     final_status_list (dead stones by playout ownership), the handicap commands, get_komi and
     kgs-genmove_cleanup; hex adds param_game (allow_swap), all_legal_moves and final_score
     (B+/W+). `list_commands` lists them. Errors are GTP replies (`? message`); the engine never
-    stops on bad input.
+    stops on bad input. An mcts agent searches on --threads root-parallel trees (`version`
+    shows its spec, with workers=N).
     """
     if komi is not None and game != "go":
         raise click.UsageError(f"--komi is for go: {game} has no komi")
     try:
         engine = Engine(
-            game, agent, size=size, komi=komi, resign=resign, seed=seed, allow_swap=swap
+            game,
+            agent,
+            size=size,
+            komi=komi,
+            resign=resign,
+            seed=seed,
+            allow_swap=swap,
+            threads=threads or default_threads(),
         )
     except MctslabError as exc:
         raise click.UsageError(str(exc)) from None

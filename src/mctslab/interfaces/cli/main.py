@@ -12,6 +12,7 @@ from rich.table import Table
 
 import mctslab
 from mctslab.errors import MctslabError
+from mctslab.interfaces.cli.cores import default_threads, threads_option
 from mctslab.interfaces.messages import clip
 
 console = Console()
@@ -117,12 +118,12 @@ class _Human:
             return action
 
 
-def _make_player(spec: str, game, seed: int):
+def _make_player(spec: str, game, seed: int, threads: int):
     if spec.strip() == "human":
         return _Human()
     from mctslab.agents import make_agent
 
-    return make_agent(spec, game, seed=seed)
+    return make_agent(spec, game, seed=seed, threads=threads)
 
 
 @main.command()
@@ -131,7 +132,8 @@ def _make_player(spec: str, game, seed: int):
 @click.option("--white", "second", default="best", show_default=True, help="player 1's agent")
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--agent", "solo", default=None, help="the agent of a one-player game (2048)")
-def play(game_spec, first, second, seed, solo):
+@threads_option
+def play(game_spec, first, second, seed, solo, threads):
     """Play one game of GAME; an agent spec or 'human' for each side.
 
     Agents are specs such as 'random', 'flat(sims=1000)' or 'mcts(sims=10000,c=0.7)'
@@ -142,10 +144,14 @@ def play(game_spec, first, second, seed, solo):
     from mctslab.harness.game import play_game
 
     game = mctslab.load_game(game_spec)
+    threads = threads or default_threads()
     if game.spec.num_players == 1:
-        players = [_make_player(solo or first, game, seed)]
+        players = [_make_player(solo or first, game, seed, threads)]
     else:
-        players = [_make_player(first, game, seed), _make_player(second, game, seed + 1)]
+        players = [
+            _make_player(first, game, seed, threads),
+            _make_player(second, game, seed + 1, threads),
+        ]
     click.echo(str(game.new_initial_state()))
 
     def show(state, player, action, agent):

@@ -95,6 +95,7 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         resign: float = DEFAULT_RESIGN,
         seed: int | None = None,
         allow_swap: bool | None = None,
+        threads: int | None = None,
     ):
         #: the game's protocol adapter
         self.adapter = protocol_for(game)
@@ -106,6 +107,8 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
             self.params["allow_swap"] = allow_swap
         self.agent_spec = agent
         self.seed = seed
+        #: the threads of an agent that has them, unless its spec gives them (``make_agent``)
+        self.threads = threads
         self.resign = resign
         self.size = size or (11 if game == "hex" else 9)
         if self.size not in self.adapter.sizes:
@@ -117,9 +120,12 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         self.last_result: SearchResult | None = None
         self._analysed: list[tuple[int, int]] = []
         self._new_game(self.adapter.load(self.size, self.komi, **self.params))
-        self.agent: Agent = make_agent(agent, self.pos.game, seed=seed)
+        self.agent: Agent = self._make_agent(self.pos.game)
 
     # -- plumbing -------------------------------------------------------------------------
+    def _make_agent(self, game: Game) -> Agent:
+        return make_agent(self.agent_spec, game, seed=self.seed, threads=self.threads)
+
     def _size_range(self) -> str:
         return f"{self.adapter.sizes.start}..{self.adapter.sizes.stop - 1}"
 
@@ -283,7 +289,7 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         self.pos.moves, self.pos.setup = moves, setup
         self._replay()
         if clear or self.agent.game != game:
-            self.agent = make_agent(self.agent_spec, game, seed=self.seed)
+            self.agent = self._make_agent(game)
 
     # -- moves ------------------------------------------------------------------------------
     def _resume(self) -> None:
