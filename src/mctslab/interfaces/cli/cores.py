@@ -7,8 +7,10 @@ import os
 
 import click
 
+from mctslab.search.options import BY_KEY
+
 #: the most threads one search takes (the ``workers`` key's upper bound)
-MAX_THREADS = 64
+MAX_THREADS = int(BY_KEY["workers"].le)
 
 
 def available_cores() -> int:
