@@ -33,7 +33,7 @@ def threads_option(f):
     return click.option(
         "--threads",
         type=click.IntRange(1, MAX_THREADS),
-        default=None,
+        default=default_threads,
         help="threads of the search: mcts agents get workers=N (root-parallel trees) unless "
         "their spec gives workers; az, gtp and random agents use one "
         f"[default: the cores this process may use, here {default_threads()}]",

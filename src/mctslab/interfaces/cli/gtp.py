@@ -9,7 +9,7 @@ import click
 
 from mctslab.errors import MctslabError
 from mctslab.harness.sgf import read_sgf_file
-from mctslab.interfaces.cli.cores import default_threads, threads_option
+from mctslab.interfaces.cli.cores import threads_option
 from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
 
 
@@ -62,7 +62,7 @@ def gtp(game, agent, size, komi, resign, seed, threads, swap):
             resign=resign,
             seed=seed,
             allow_swap=swap,
-            threads=threads or default_threads(),
+            threads=threads,
         )
     except MctslabError as exc:
         raise click.UsageError(str(exc)) from None

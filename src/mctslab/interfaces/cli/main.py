@@ -12,7 +12,7 @@ from rich.table import Table
 
 import mctslab
 from mctslab.errors import MctslabError
-from mctslab.interfaces.cli.cores import default_threads, threads_option
+from mctslab.interfaces.cli.cores import threads_option
 from mctslab.interfaces.messages import clip
 
 console = Console()
@@ -144,7 +144,6 @@ def play(game_spec, first, second, seed, solo, threads):
     from mctslab.harness.game import play_game
 
     game = mctslab.load_game(game_spec)
-    threads = threads or default_threads()
     if game.spec.num_players == 1:
         players = [_make_player(solo or first, game, seed, threads)]
     else:
