@@ -11,6 +11,7 @@ from mctslab.games import go_kernels as K
 from mctslab.games import go_policies
 from mctslab.games.go_playouts import go_style_playout, safe_go_playout, self_atari
 from mctslab.kernels.rng import seed_state
+from mctslab.search.records import playout_params
 
 
 def _flood_self_atari(game, state, action):
@@ -105,7 +106,7 @@ def test_prior_favours_the_capture_and_shuns_pass_and_self_atari():
     legal = np.array(state.legal_actions(), dtype=np.int32)
     counts = np.zeros(len(legal))
     values = np.zeros(len(legal))
-    go_policies.prior(game.consts, state.array, legal, len(legal), counts, values)
+    go_policies.prior(game.consts, state.array, legal, len(legal), counts, values, playout_params())
     by_move = {
         state.action_to_string(int(a)): (c, v)
         for a, c, v in zip(legal, counts, values, strict=True)
@@ -113,6 +114,44 @@ def test_prior_favours_the_capture_and_shuns_pass_and_self_atari():
     assert by_move["C3"] == (9.0, 1.0)  # the capture
     assert by_move["pass"] == (9.0, 0.0)
     assert all(c == 9.0 and v in (0.0, 0.4, 0.6, 1.0) for c, v in by_move.values())
+
+
+def _priors(game, state, edge):
+    legal = np.array(state.legal_actions(), dtype=np.int32)
+    counts, values = np.zeros(len(legal)), np.zeros(len(legal))
+    params = playout_params(edge_prior=edge)
+    go_policies.prior(game.consts, state.array, legal, len(legal), counts, values, params)
+    return {
+        state.action_to_string(int(a)): (float(c), float(v))
+        for a, c, v in zip(legal, counts, values, strict=True)
+    }
+
+
+def test_edge_prior_shuns_the_first_two_lines_and_favours_the_next_two_in_empty_areas():
+    # 13x13 after B G7 (the centre) and W B12 (X Black, O White, * the points checked):
+    #  13 . . . . . . * . . . . . .     G13, E1, A5, N9 (first line), B4, M9 (second):
+    #  12 * O . . . . . . . . . . .       empty 5x5 around: 0.0
+    #  11 . . * . . . . . . . . . .     A12, C11: beside O (not an empty area): unchanged
+    #  ...
+    #   7 . . . . . . X . . . . . .     E5, G9: fifth line and beyond: unchanged
+    #  ...
+    #   4 . * . * . . . . . . . . .     D4, J10 (fourth line), C3, E3, L3 (third), empty
+    #   3 . . * . * . . . . . * . .       5x5 around: 1.0
+    #   1 . . . . * . . . . . . . .
+    #     A B C D E F G H J K L M N
+    game = mctslab.load_game("go(size=13,komi=7.5)")
+    state = game.new_initial_state()
+    for m in ("G7", "B12"):
+        state.apply_move(m)
+    plain, edge = _priors(game, state, 0.0), _priors(game, state, 20.0)
+    for move in ("C3", "E3", "L3", "D4", "J10"):
+        n, v = plain[move]
+        assert edge[move] == (n + 20.0, pytest.approx((n * v + 20.0) / (n + 20.0)))
+    for move in ("G13", "E1", "A5", "N9", "B4", "M9"):
+        n, v = plain[move]
+        assert edge[move] == (n + 20.0, pytest.approx(n * v / (n + 20.0)))
+    for move in ("A12", "C11", "E5", "G9", "pass"):
+        assert edge[move] == plain[move]
 
 
 @pytest.mark.parametrize("safe", [True, False])

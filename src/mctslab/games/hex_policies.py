@@ -398,7 +398,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
             params = PlayoutParams(
                 BASE_UNIFORM, params.decisive, params.anti, params.lgrf, params.pool_k,
                 params.pool_p, params.num_actions, params.num_players, params.length,
-                params.nf_empty,
+                params.nf_empty, params.edge_prior,
             )  # fmt: skip
         return _generic.policy_playout(consts, state, rng, moves, out, last, params, stats)
     if state[S_WINNER] >= 0:

@@ -432,12 +432,12 @@ def quality(consts, state, winner):
 
 
 @njit(cache=True)
-def prior(consts, state, legal, k, counts, values):
+def prior(consts, state, legal, k, counts, values, params):
     """Prior knowledge of the ``k`` legal actions ``legal`` (``mcts(prior=...)``): the
     ``contested`` principle (module doc) as a prior, in the way Gelly and Silver (2007,
     *Combining online and offline knowledge in UCT*, ICML) initialise a new node's values: a point
     the opponent could play too 0.6, a point only the mover can use (safe for later) 0.4, each
-    worth 3 simulations."""
+    worth 3 simulations (``params``, the playout parameters, changes nothing here)."""
     w = np.int64(consts[C_W])
     pp = consts[C_P]
     opp = 2 - state[S_TO_MOVE]

@@ -259,6 +259,14 @@ OPTIONS: tuple[Option, ...] = (
            "(ICML), §4; Go: Enzenberger, Müller, Arneson, Segal 2010, *Fuego — An Open-Source "
            "Framework for Board Games and Go Engine Based on Monte Carlo Tree Search*, prior "
            "knowledge"),
+    Option("edge_prior", float, 0.0,
+           "Go: in an empty area (no stone within two points either way) a move on the first "
+           "two lines gets the prior value 0 and one on the third and fourth 1, worth "
+           "`edge_prior` simulations, added to the game's prior; 0 off",
+           ge=0, le=1000, attr="edge_prior", canonical="changed", only_with="prior",
+           source="after Pachi's edge-distance prior Q_b19 (Baudiš and Gailly 2011, *Pachi: State "
+           "of the Art Open Source Go Program*, Advances in Computer Games 13), which gives "
+           "lines 1 and 3 only; lines 2 and 4 are ours (docs/strength.md)"),
     Option("playout", str, "uniform",
            "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `contested`, `go`, "
            "`go_unadapted` (Go's playout by Go's rules, its captures losing); Nim `strategic`; "

@@ -99,6 +99,7 @@ class PlayoutParams(NamedTuple):
     num_players: int  # P
     length: bool  # the playout's length is used (QBR): stop when the game is decided
     nf_empty: int  # NoGo's nf and nf2: score moves once at most this many points are empty (0: all)
+    edge_prior: float  # Go: the weight of the edge-distance prior (go_policies.prior; 0: off)
 
 
 class PolicyStats(NamedTuple):
@@ -132,11 +133,13 @@ def playout_params(
     num_players: int = 2,
     length: bool = False,
     nf_empty: int = 0,
+    edge_prior: float = 0.0,
 ) -> PlayoutParams:
     """A :class:`PlayoutParams` with every field of its fixed Python type (one Numba type)."""
     return PlayoutParams(
         int(base), bool(decisive), bool(anti), bool(lgrf), int(pool_k), float(pool_p),
         int(num_actions), int(num_players), bool(length), int(nf_empty),
+        float(edge_prior),
     )  # fmt: skip
 
 

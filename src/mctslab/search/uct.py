@@ -117,6 +117,7 @@ class Uct:
             num_players=players,
             length=config.qbr,
             nf_empty=config.nf_empty,
+            edge_prior=config.edge_prior,
         )
         #: what the enhancements learn, each array only as large as its enhancement needs
         self.stats = policy_stats(players, actions, config.lgrf, config.pool, config.qbr)

@@ -168,14 +168,14 @@ def exact_search(consts, root, budget, lo, span, table, counters, stack, out):
 
 
 @njit(inline="always")
-def prior_into_amaf(consts, state, legal, k, fc, amaf_n, amaf_v, weight, p_n, p_v):
+def prior_into_amaf(consts, state, legal, k, fc, amaf_n, amaf_v, weight, p_n, p_v, playout):
     """Start the AMAF statistics of the new children ``fc .. fc+k-1`` (actions ``legal[:k]`` of
     ``state``) from the policies module's prior knowledge: ``round(weight · count)`` virtual
     AMAF updates of the prior win value (Gelly and Silver 2007, *Combining online and offline
     knowledge in UCT*, section 4, which initialises a new node's value and count from prior
     knowledge; Fuego initialises the RAVE statistics the same way). Later AMAF updates average
     into them, so the prior fades as real statistics come."""
-    policies.prior(consts, state, legal, k, p_n, p_v)
+    policies.prior(consts, state, legal, k, p_n, p_v, playout)
     for j in range(k):
         n = np.int32(weight * p_n[j] + 0.5)
         if n > 0:
@@ -426,7 +426,9 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
                 counters[C_USED] += k
                 new_children(tree, node, fc, k, legal, tuned, rave != RAVE_OFF)
                 if prior_w > 0.0:
-                    prior_into_amaf(consts, state, legal, k, fc, amaf_n, amaf_v, prior_w, p_n, p_v)
+                    prior_into_amaf(
+                        consts, state, legal, k, fc, amaf_n, amaf_v, prior_w, p_n, p_v, playout
+                    )
             k = num_children[node]
             big_n = np.float64(visits[node])
             log_n = math.log(big_n) if big_n > 0.0 else 0.0

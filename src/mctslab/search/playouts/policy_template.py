@@ -147,10 +147,11 @@ def quality(consts, state, winner):
 
 
 @njit(cache=True)
-def prior(consts, state, legal, k, counts, values):
+def prior(consts, state, legal, k, counts, values, params):
     """Prior knowledge of the ``k`` legal actions ``legal`` (``counts[j]`` simulations of win
-    value ``values[j]`` for the player to move; ``mcts(prior=...)``); the contract has none, so
-    every count is 0 here."""
+    value ``values[j]`` for the player to move; ``mcts(prior=...)``; ``params`` the playout
+    parameters, :class:`~mctslab.search.records.PlayoutParams`); the contract has none, so every
+    count is 0 here."""
     for j in range(k):
         counts[j] = 0.0
         values[j] = 0.5
