@@ -1,6 +1,7 @@
 """Invariants of the tree after any search, on random small game trees and on Nim."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -83,6 +84,23 @@ def test_tree_invariants_on_random_trees(tree, config, sims, seed):
     check_tree(uct, r.simulations)
     assert sum(r.visits) == r.simulations
     assert 0 <= r.depth_mean <= r.depth_max <= game.spec.max_game_length
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_ucb1tuned_selects_below_a_chance_node_whose_value_is_its_outcomes_mean(seed):
+    # Found by the property above: the root's only move leads to a chance node with one outcome,
+    # a win. A coin leaf may score the chance node's first visit a loss; once expanded, its
+    # value is its outcome's (1) while its mean squared return was 0, and UCB1-Tuned's V < 0
+    # made the score NaN: the third simulation stopped at the root.
+    game = TreeGame((0, [(-1, [1.0], [1.0])]))
+    config = UctConfig(
+        c=0.0, formula="ucb1tuned", z=1, solver=False, leaf="coin", max_nodes=4,
+        chance="expanded",
+    )  # fmt: skip
+    uct = Uct(game, config, seed)
+    r = uct.search(game.new_initial_state(), Budget(sims=3))
+    check_tree(uct, r.simulations)
+    assert list(r.visits) == [3]
 
 
 @settings(max_examples=25)

@@ -499,6 +499,9 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
             visits[i] = n
             if solver and proven[i] == PROVEN_EXACT:
                 continue  # its value is exact
+            if tuned:  # the mean squared return through i (a chance node's too)
+                q2 = np.float64(value_sq[i])
+                value_sq[i] = q2 + (wm * wm - q2) / n
             if expanded and path_player[j] == _CHANCE and j < d:
                 value[i] = weighted_mean(
                     first_child[i], num_children[i], visits, value, proven, exact, prob
@@ -506,9 +509,6 @@ def uct(consts, root, tree, table, counters, depth_hist, params, playout, stats,
                 continue
             q = np.float64(value[i])
             value[i] = q + (wm - q) / n
-            if tuned:
-                q2 = np.float64(value_sq[i])
-                value_sq[i] = q2 + (wm * wm - q2) / n
         # ---- what the enhancements learn from the simulation (hooks)
         if rave != RAVE_OFF:
             amaf_update(

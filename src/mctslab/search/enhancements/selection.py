@@ -101,8 +101,11 @@ def ucb_score(formula, c, q, nf, ne, log_n, big_n, q_sq, mixed):
         r = 2.0 * q - 1.0 if formula == PAPER_PM1 else q  # the mean reward on the formula's scale
         qterm = r if mixed else r * nf / (nf + 1.0)
         return qterm + c * math.sqrt(math.log(big_n + 1.0) / (nf + 1.0))
+    # V >= 0 for a node's own running means; a fully expanded chance node's Q is the weighted
+    # mean of its outcomes instead, so V is clamped at 0 (a negative V made the score NaN and
+    # the selection choose nothing)
     var = q_sq - q * q + math.sqrt(2.0 * log_n / ne)
-    return q + c * math.sqrt(log_n / ne * min(0.25, var))
+    return q + c * math.sqrt(log_n / ne * max(0.0, min(0.25, var)))
 
 
 @njit(inline="always")
