@@ -126,7 +126,28 @@ def test_reading_commands_never_change_a_file(tmp_path):
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             s.run_id(["nim"], "a", "b", 8)
     assert CliRunner().invoke(main, ["results", "show", str(db)]).exit_code == 0
+    out = tmp_path / "out" / "games.jsonl"
+    out.parent.mkdir()
+    result = CliRunner().invoke(main, ["results", "export", str(db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
     assert _digest(db) == before
+    # a WAL-mode file read with plain mode=ro would get an -shm and an empty -wal beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite", "out", "r.sqlite"]
+
+
+def test_reading_a_file_a_match_is_writing_sees_its_games_and_leaves_its_files(tmp_path):
+    db = tmp_path / "r.sqlite"
+    with ResultsStore(db) as writer:
+        run = writer.run_id(["nim"], "a", "b", 7)
+        writer.add_game(run, _row(0))
+        assert (tmp_path / "r.sqlite-wal").exists()  # the game is in the WAL, not yet the file
+        with ResultsStore(db, readonly=True) as reader:
+            assert reader.game_count() == 1
+        writer.add_game(run, _row(1))
+        assert (tmp_path / "r.sqlite-wal").exists() and (tmp_path / "r.sqlite-shm").exists()
+        with ResultsStore(db, readonly=True) as reader:
+            assert reader.game_count() == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite"]
 
 
 @pytest.fixture

@@ -34,7 +34,13 @@ A store opened to write checks at once that it can (one write, rolled back), so 
 or folder is refused before a game is played, not after it. A store opened with
 ``readonly=True`` (``mctslab results show``/``export``, the web app's results pages) never
 changes the file, not even an empty one: it opens it with SQLite's ``mode=ro``, after the
-read-only integrity check, and refuses a missing or empty (0-byte) file.
+read-only integrity check, and refuses a missing or empty (0-byte) file. Reading a WAL-mode
+file with plain ``mode=ro`` would leave an ``-shm`` and an empty ``-wal`` file beside it (SQLite
+needs the shared-memory index to read a WAL, and a read-only connection cannot remove it), so
+a file with no ``-wal`` or ``-journal`` beside it (no writer has it open, nothing left to
+recover) is read with ``immutable=1`` as well, which reads the file alone; a file a match is
+still writing (its ``-wal`` is there) is read through the WAL, seeing every game committed so
+far, and the sidecar files it finds are the writer's (:func:`_readonly_uri`).
 """
 
 from __future__ import annotations
@@ -126,6 +132,17 @@ def run_key(games: list[str], agent_a: str, agent_b: str, seed: int) -> str:
     return json.dumps({"games": games, "a": agent_a, "b": agent_b, "seed": seed}, sort_keys=True)
 
 
+def _readonly_uri(path: Path) -> str:
+    """The URI that opens ``path`` read-only without creating files beside it (module doc):
+    ``mode=ro``, plus ``immutable=1`` when there is neither a ``-wal`` nor a ``-journal``
+    beside it."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    sidecars = (path.with_name(path.name + suffix) for suffix in ("-wal", "-journal"))
+    if not any(p.exists() for p in sidecars):
+        uri += "&immutable=1"
+    return uri
+
+
 def _check_existing(path: Path) -> None:
     """Refuse a file that is not an intact mctslab results database, reading only."""
     with path.open("rb") as f:
@@ -136,7 +153,7 @@ def _check_existing(path: Path) -> None:
             "mctslab will not use or overwrite it — pass another --db file"
         )
     try:
-        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        con = sqlite3.connect(_readonly_uri(path), uri=True)
     except sqlite3.Error as exc:
         raise StoreError(f"{path} cannot be opened: {exc}") from None
     try:
@@ -172,7 +189,7 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         raise StoreError(f"{path} is empty (0 bytes): no results stored in it yet")
     _check_existing(path)
     try:
-        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        return sqlite3.connect(_readonly_uri(path), uri=True)
     except sqlite3.Error as exc:
         raise StoreError(f"{path} cannot be opened read-only: {exc}") from None
 
