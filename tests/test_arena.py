@@ -204,3 +204,24 @@ def test_sigterm_or_a_background_sigint_stops_a_match_keeping_its_games(tmp_path
         err = err.decode()
         assert "interrupted: " in err and "Traceback" not in err, err
         assert proc.returncode == 130 and _count(db) >= before + 2
+
+
+def test_a_stop_that_a_library_turns_into_another_error_still_reads_interrupted(tmp_path, capsys):
+    """Ctrl-C during Numba's first compile: llvmlite drops the KeyboardInterrupt raised in its
+    ctypes callback and Numba fails with a RuntimeError instead; the user still stopped it."""
+    from mctslab.interfaces.cli.arena import _stoppable
+
+    def body(error):
+        with ResultsStore(tmp_path / "s.sqlite") as store, _stoppable(store):
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)  # the handler runs here
+            except KeyboardInterrupt:
+                raise error from None
+
+    with pytest.raises(SystemExit) as stop:
+        body(RuntimeError("no compiled object yet for <Library 'uct'>"))
+    assert stop.value.code == 130
+    assert "interrupted: 0 finished games are stored" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="a real bug"), _stoppable(None):  # no stop: not hidden
+        raise ValueError("a real bug")

@@ -60,13 +60,19 @@ def _stoppable(store):
     """Ctrl-C, SIGTERM, and SIGINT in a background job (which a non-interactive shell starts
     with SIGINT ignored: ``(nohup mctslab ... &)``) stop a long command the same way: the
     signals' handlers are restored, then :func:`_interrupted` reports the finished games kept in
-    ``store`` and exits 130 (an experiment's export runs in its caller's ``finally``)."""
+    ``store`` and exits 130 (an experiment's export runs in its caller's ``finally``). A stop
+    that arrives inside a library's callback can come back as another error (Ctrl-C during
+    Numba's first compile: llvmlite drops the ``KeyboardInterrupt`` raised in its ctypes callback
+    and Numba then fails with "no compiled object yet"), so any error raised after a stop signal
+    is reported as the interruption it is."""
+    stopped = []
 
     def stop(signum, frame):
+        stopped.append(signum)
         raise KeyboardInterrupt
 
     old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
         try:
@@ -75,6 +81,10 @@ def _stoppable(store):
             for s, handler in old.items():
                 signal.signal(s, handler)
     except KeyboardInterrupt:
+        _interrupted(store)
+    except Exception:
+        if not stopped:
+            raise
         _interrupted(store)
 
 
