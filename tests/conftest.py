@@ -1,6 +1,7 @@
 """Shared test settings."""
 
 import os
+import subprocess
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -13,6 +14,25 @@ settings.register_profile(
     "ci", parent=settings.get_profile("mctslab"), derandomize=True, max_examples=60
 )
 settings.load_profile("ci" if os.environ.get("CI") else "mctslab")
+
+
+@pytest.fixture
+def make_unwritable():
+    """``make_unwritable(path)``: a file that cannot be written, even by root (``chattr +i``,
+    undone after the test; ``chmod 444`` for other users)."""
+    locked = []
+
+    def lock(path):
+        if os.geteuid() != 0:
+            path.chmod(0o444)
+            return
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("chattr +i is not available here")
+        locked.append(path)
+
+    yield lock
+    for path in locked:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
 @pytest.fixture

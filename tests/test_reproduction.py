@@ -172,7 +172,7 @@ def test_collect_and_the_export_give_what_the_run_played(tmp_path, monkeypatch):
             assert a.match.summary == b.match.summary and a.load == b.load
 
 
-def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch):
+def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch, make_unwritable):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "experiments").mkdir()
     (tmp_path / "experiments" / "tiny.toml").write_text(TINY)
@@ -201,6 +201,14 @@ def test_report_writes_the_page_from_the_export_alone(tmp_path, monkeypatch):
     assert "resuming from the committed games" in res.output
     with ResultsStore(tmp_path / "results" / "tiny.sqlite") as store:
         assert store.game_count() == 12
+    # the report only reads the database: a file that cannot be written is read the same
+    db = tmp_path / "results" / "tiny.sqlite"
+    listing, before = sorted(p.name for p in db.parent.iterdir()), _digest(db)
+    make_unwritable(db)
+    res = CliRunner().invoke(main, ["experiment", "report", "tiny", "--out", "from-db.md"])
+    assert res.exit_code == 0, res.output
+    assert "results/tiny.sqlite" in (tmp_path / "from-db.md").read_text()
+    assert _digest(db) == before and sorted(p.name for p in db.parent.iterdir()) == listing
 
 
 def _cell(source, wins, n, value="rate", source_games=None):

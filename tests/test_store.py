@@ -151,22 +151,13 @@ def test_reading_a_file_a_match_is_writing_sees_its_games_and_leaves_its_files(t
 
 
 @pytest.fixture
-def unwritable(tmp_path):
-    """A results file that cannot be written, even by root (``chattr +i``)."""
-    import os
-    import subprocess
-
+def unwritable(tmp_path, make_unwritable):
+    """A results file that cannot be written, even by root."""
     db = tmp_path / "r.sqlite"
     with ResultsStore(db) as s:
         s.add_game(s.run_id(["nim(n=5)"], "random", "random", 1), _row(0))
-    if os.geteuid() == 0:
-        if subprocess.run(["chattr", "+i", str(db)], capture_output=True).returncode != 0:
-            pytest.skip("chattr +i is not available here")
-        yield db
-        subprocess.run(["chattr", "-i", str(db)], check=True)
-    else:
-        db.chmod(0o444)
-        yield db
+    make_unwritable(db)
+    return db
 
 
 def test_an_unwritable_database_is_refused_before_playing(unwritable):

@@ -188,7 +188,7 @@ def _open(name: str, results: Path, exports: Path) -> tuple[ResultsStore, str]:
     memory, so that the page still sets out the source's tables)."""
     db = results / f"{name}.sqlite"
     if db.is_file():
-        return ResultsStore(db), f"`{db}`"
+        return ResultsStore(db, readonly=True), f"`{db}`"
     path = archive.path_for(name, exports)
     if path.is_file():
         return archive.read(path), f"`{path}`"
