@@ -1,5 +1,6 @@
 """Go knowledge: the self-atari test against a flood-fill oracle, self-atari avoidance in
-playouts, Fuego's prior knowledge, and priors in the tree's AMAF statistics."""
+playouts (``go_sa`` and ``go_fuego``), Fuego's prior knowledge, and priors in the tree's AMAF
+statistics."""
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from mctslab.agents import make_agent
 from mctslab.errors import SpecError
 from mctslab.games import go_kernels as K
 from mctslab.games import go_policies
+from mctslab.games.go_fuego import fuego_playout
 from mctslab.games.go_playouts import go_style_playout, safe_go_playout, self_atari
 from mctslab.kernels.rng import seed_state
 from mctslab.search.records import playout_params
@@ -154,13 +156,15 @@ def test_edge_prior_shuns_the_first_two_lines_and_favours_the_next_two_in_empty_
         assert edge[move] == plain[move]
 
 
-@pytest.mark.parametrize("safe", [True, False])
-def test_safe_playouts_never_self_atari_two_stones(safe):
+@pytest.mark.parametrize(
+    ("playout", "safe"),
+    [(safe_go_playout, True), (fuego_playout, True), (go_style_playout, False)],
+)
+def test_safe_playouts_never_self_atari_two_stones(playout, safe):
     game = mctslab.load_game("go(size=7,komi=0.5)")
     w, pp = int(game.consts[K.C_W]), int(game.consts[K.C_P])
     moves = np.empty(2 * game.spec.max_game_length + 2, dtype=np.int32)
     out = np.zeros(2)
-    playout = safe_go_playout if safe else go_style_playout
     big = 0
     for seed in range(30):
         state = game.new_initial_state()

@@ -230,6 +230,24 @@ def _random_point(consts, state, rng, col, w, pp, safe):
 
 
 @njit(inline="always")
+def pattern_points(consts, state, lp, col, cand, k, w, pp, safe):
+    """Step 2 of the Go-style move (module doc): append to ``cand[k:]`` the empty 8 neighbours
+    of the padded point ``lp`` that match a pattern and that ``col`` may play (with ``safe``,
+    no self-atari); returns the new number of candidates."""
+    for d in (-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
+        q = lp + d
+        if (
+            state[U(HEADER + q)] == EMPTY
+            and pattern_point(state, q, w)
+            and playable(consts, state, q, col, w, pp)
+            and not (safe and self_atari(state, q, col, w, pp) > 0)
+        ):
+            cand[k] = q
+            k += 1
+    return k
+
+
+@njit(inline="always")
 def policy_points(consts, state, cand, w, pp, safe):
     """Steps 1 and 2 of the Go-style move (module doc): the captures and atari escapes around the
     last move, else its pattern points (with ``safe``, those that are no self-atari), written
@@ -240,18 +258,9 @@ def policy_points(consts, state, cand, w, pp, safe):
         return k
     last = state[S_LAST]
     if last >= 0 and last < consts[C_N]:
-        col = state[S_TO_MOVE] + 1
-        lp = consts[C_TABLES + last]
-        for d in (-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1):
-            q = lp + d
-            if (
-                state[U(HEADER + q)] == EMPTY
-                and pattern_point(state, q, w)
-                and playable(consts, state, q, col, w, pp)
-                and not (safe and self_atari(state, q, col, w, pp) > 0)
-            ):
-                cand[k] = q
-                k += 1
+        k = pattern_points(
+            consts, state, consts[C_TABLES + last], state[S_TO_MOVE] + 1, cand, 0, w, pp, safe
+        )
     return k
 
 

@@ -1,10 +1,12 @@
 """Go playout policies and prior knowledge (:mod:`mctslab.search.playouts`).
 
 Playouts: ``go``, the MoGo-style playout of :mod:`mctslab.games.go_playouts`; ``go_sa``, the same
-with self-atari avoidance; ``uniform`` with modifiers (decisive, anti-decisive, LGRF, PoolRAVE) is
-the generic contract version (:mod:`mctslab.search.playouts.policy_template`), whose uniform moves
-include passes and eye fills. The ``go`` bases take no modifier: combined with one they stop the
-search with an error rather than silently ignoring it.
+with self-atari avoidance; ``go_fuego``, ``go_sa`` with Fuego's escapes by capture, low-liberty
+moves and captures anywhere (:mod:`mctslab.games.go_fuego`); ``uniform`` with modifiers
+(decisive, anti-decisive, LGRF, PoolRAVE) is the generic contract version
+(:mod:`mctslab.search.playouts.policy_template`), whose uniform moves include passes and eye
+fills. The ``go`` bases take no modifier: combined with one they stop the search with an error
+rather than silently ignoring it.
 
 Prior knowledge (:func:`prior`, ``mcts(prior=...)``): Fuego's default prior knowledge.
 """
@@ -13,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from mctslab.games import go_kernels
+from mctslab.games.go_fuego import fuego_playout
 from mctslab.games.go_kernels import C_N, C_P, C_SIZE, C_TABLES, C_W, EMPTY, HEADER, S_TO_MOVE
 from mctslab.games.go_playouts import (
     MAX_CANDIDATES,
@@ -31,18 +34,22 @@ _generic = codegen.specialize(generic, go_kernels)
 BASE_GO = 1
 #: the MoGo-style playout with self-atari avoidance
 BASE_GO_SA = 2
+#: ``go_sa`` with Fuego's further rules
+BASE_GO_FUEGO = 3
 #: the base policies this module implements, name -> id (``PlayoutParams.base``)
-BASES = {"uniform": BASE_UNIFORM, "go": BASE_GO, "go_sa": BASE_GO_SA}
+BASES = {"uniform": BASE_UNIFORM, "go": BASE_GO, "go_sa": BASE_GO_SA, "go_fuego": BASE_GO_FUEGO}
 
 
 @njit(cache=True)
 def policy_playout(consts, state, rng, moves, out, last, params, stats):
-    """The Go-style playouts for ``params.base`` ``BASE_GO`` and ``BASE_GO_SA``, else the
-    generic one."""
-    if params.base != BASE_GO and params.base != BASE_GO_SA:
+    """The Go-style playouts for ``params.base`` ``BASE_GO``, ``BASE_GO_SA`` and
+    ``BASE_GO_FUEGO``, else the generic one."""
+    if params.base != BASE_GO and params.base != BASE_GO_SA and params.base != BASE_GO_FUEGO:
         return _generic.policy_playout(consts, state, rng, moves, out, last, params, stats)
     if params.decisive or params.anti or params.lgrf or params.pool_k:
         raise ValueError("playout=go takes no decisive, antidecisive, lgrf or pool modifier")
+    if params.base == BASE_GO_FUEGO:
+        return fuego_playout(consts, state, rng, moves, out)
     if params.base == BASE_GO_SA:
         return safe_go_playout(consts, state, rng, moves, out)
     return go_style_playout(consts, state, rng, moves, out)

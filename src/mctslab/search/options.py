@@ -270,15 +270,17 @@ OPTIONS: tuple[Option, ...] = (
     Option("playout", str, "uniform",
            "base playout policy, per game: NoGo `naive`, `nf`, `nf2`, `contested`, `go`, "
            "`go_unadapted` (Go's playout by Go's rules, its captures losing); Nim `strategic`; "
-           "Go `go`, `go_sa` (with self-atari avoidance); Hex `bridge`",
+           "Go `go`, `go_sa` (with self-atari avoidance), `go_fuego` (`go_sa` with Fuego's "
+           "escapes by capture, low-liberty moves and captures anywhere); Hex `bridge`",
            choices=("uniform", "naive", "nf", "nf2", "contested", "bridge", "strategic", "go",
-                    "go_sa", "go_unadapted"),
+                    "go_sa", "go_fuego", "go_unadapted"),
            attr="playout",
            canonical="changed",
            source=f"naive: {_NOGO}, §3.3; nf and nf2: §3.5 (the normal form a − b); contested: "
            "§3.5's principle in its cheapest form (points legal for both first); bridge: Arneson, "
            "Hayward, Henderson 2010, *Monte Carlo Tree Search in Hex*, §IV-B; go_sa: Fuego's "
-           "self-atari test (Enzenberger et al. 2010)"),
+           "self-atari test (Enzenberger et al. 2010); go_fuego: the same paper's playout "
+           "policy (GoUctDefaultPlayoutPolicy)"),
     Option("nf_empty", int, 0,
            "NoGo's `nf` and `nf2` playouts score moves only once at most this many points are "
            "empty, and play `contested` moves before (where most legal moves tie for the best "
