@@ -155,7 +155,7 @@ def test_go_playout_policy_through_the_agent():
     state.apply_move("C3")
     agent = make_agent("mcts(sims=300,playout=go)", game, seed=1)
     assert agent.step(state) in state.legal_actions()
-    with pytest.raises(SpecError, match="allowed: go, go_sa, uniform"):
+    with pytest.raises(SpecError, match="allowed: go, go_fuego, go_sa, uniform"):
         make_agent("mcts(sims=300,playout=nf)", game, seed=1)
 
 
