@@ -107,7 +107,9 @@ def gains_liberties(state, g, col, lib, w, pp, buf):
     group ``g``) would leave the group more liberties than it has: ``lib`` itself is lost, so
     it needs two new ones, from ``lib``'s empty neighbours or the liberties of the other own
     groups it joins, that are not already the group's. Captures are not counted (step 1 has
-    them)."""
+    them). As in Fuego, a point that is both an empty neighbour of ``lib`` and a liberty of a
+    joined group counts twice; unlike Fuego, only the first three liberties found of each joined
+    group are read, so a joined group with four or more can be undercounted."""
     g0 = HEADER + A_GRP * pp
     g = np.int64(g)
     gained = np.int64(-1)
