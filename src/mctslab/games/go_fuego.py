@@ -50,6 +50,7 @@ from mctslab.games.go_kernels import (
     returns,
 )
 from mctslab.games.go_playouts import (
+    _around,
     _liberty,
     _random_point,
     pattern_points,
@@ -249,15 +250,7 @@ def note_ataris(state, p, w, pp, notes, n_notes):
     (step 4's candidates). Returns the new number of notes."""
     g0 = HEADER + A_GRP * pp
     for j in range(5):
-        q = p
-        if j == 1:
-            q = p - 1
-        elif j == 2:
-            q = p + 1
-        elif j == 3:
-            q = p - w
-        elif j == 4:
-            q = p + w
+        q = p + _around(j, w)
         v = state[U(HEADER + q)]
         if (
             v != EMPTY
