@@ -12,6 +12,7 @@ from typing import Any
 
 from mctslab import models, specstr
 from mctslab.agents.base import STRICT, Agent, budget_of
+from mctslab.agents.resign import Resigner
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
 from mctslab.search import options
@@ -75,6 +76,7 @@ class AzAgent(Agent):
         evaluator = az_net.Evaluator(net, az_net.INT8 if params.int8 else None, game)
         self.searcher = AzSearch(game, AzConfig.from_keys(params), evaluator, seed)
         self.endgame = params.endgame
+        self.resigner = Resigner(params.resign)
         #: the MCTS agent that searches once the mover has at most ``endgame`` legal moves, made
         #: now: making it loads its compiled search (0.6 s the first time in a process), which
         #: inside a timed move would be taken from that move's time

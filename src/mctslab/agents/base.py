@@ -9,6 +9,7 @@ import pydantic
 from pydantic import Field
 
 from mctslab import specstr
+from mctslab.agents.resign import Resigner
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
 from mctslab.search.budget import MAX_SECONDS, Budget
@@ -62,18 +63,24 @@ class Agent:
         #: whether searches of one position go on growing one tree, so that a search can run in
         #: slices and be shown between them (the web page's live view)
         self.live = False
+        #: when ``step`` gives up a lost game (the ``resign`` key of ``mcts`` and ``az``)
+        self.resigner = Resigner(0.0)
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         raise NotImplementedError
 
     def step(self, state: State, budget: Budget | None = None) -> int:
-        """Search from ``state`` and return the chosen action (``last_result`` keeps the rest)."""
+        """Search from ``state`` and return the chosen action (``last_result`` keeps the rest).
+        Raises :class:`Forfeit` when the agent resigns (:mod:`mctslab.agents.resign`)."""
         self.last_result = self.search(state, budget)
+        if self.resigner.gives_up(self.last_result, getattr(self.game, "pass_action", None)):
+            raise Forfeit(self.resigner.reason())
         return self.last_result.action
 
     def reset(self) -> None:
         """Forget everything from the current game."""
         self.last_result = None
+        self.resigner.reset()
 
     def close(self) -> None:
         """Release what the agent holds outside Python (an engine process); nothing for most

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import field
 
 from mctslab.search.budget import MAX_SECONDS
-from mctslab.search.options import Option
+from mctslab.search.options import RESIGN, Option
 
 _AZ = "Silver et al. 2018, *A general reinforcement learning algorithm that masters chess, shogi and Go through self-play*"  # noqa: E501
 _GUMBEL = "Danihelka et al. 2022, *Policy improvement by planning with Gumbel*, sections 3-5"
@@ -63,6 +63,7 @@ AZ_OPTIONS: tuple[Option, ...] = (
            "MCTS agent (mcts(preset=strong), the same time) once the mover has at most this "
            "many legal moves; 0 never (the shipped NoGo 7x7 network's card sets 28, measured "
            "stronger at equal time: docs/alphazero.md)", ge=0, canonical="changed"),
+    RESIGN,
     Option("seed", int, None, "random seed", ge=0, optional=True),
     Option("noise_alpha", float, 0.3, "self-play: Dirichlet alpha of the root noise", gt=0,
            source=_AZ, attr="noise_alpha", spec=False),

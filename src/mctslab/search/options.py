@@ -184,6 +184,17 @@ _NOGO = "Chou, Teytaud, Yen 2011, *Revisiting Monte-Carlo Tree Search on a Norma
 _HEX = "the Hex article series"
 _SURVEY = "Browne et al. 2012, *A Survey of Monte Carlo Tree Search Methods*"
 
+#: ``resign``, a key of ``mcts(...)`` and of ``az(...)`` (the agent's, not the search's)
+RESIGN = Option(
+    "resign", float, 0.0,
+    "resign (lose the game) after 3 moves in a row whose chosen move's win value is below this, "
+    "each searched with at least 500 root visits and none a pass; 0 never (mctslab gtp "
+    "resigns by its --resign)",
+    ge=0, le=0.5, canonical="changed",
+    source="cutechess-cli's resign adjudication (movecount, score); the 3 moves measured on "
+    "the committed Go games (docs/strength.md)",
+)  # fmt: skip
+
 # fmt: off
 #: Every option of ``mcts(...)``, in the order of the canonical spec string.
 OPTIONS: tuple[Option, ...] = (
@@ -319,6 +330,7 @@ OPTIONS: tuple[Option, ...] = (
            source="Pepels et al. 2014 (a constant here, Ludii's 0.25)"),
     Option("qbr_k", float, 1.4, "QBR sigmoid constant k", gt=0, attr="qbr_k",
            canonical="changed", source="Pepels et al. 2014 (Ludii's 1.4)"),
+    RESIGN,
     Option("workers", int, 1, "root-parallel searches on threads, root statistics merged",
            ge=1, le=64, canonical="changed",
            source="Chaslot, Winands, van den Herik 2008, *Parallel Monte-Carlo Tree Search*"),

@@ -168,6 +168,9 @@ def play(game_spec, first, second, seed, solo, threads):
         for a in record.moves:
             final.apply_action(a)
         click.echo(str(final))
+    if record.forfeit is not None:
+        seat, reason = record.forfeit
+        click.echo(f"player {seat} ({players[seat].spec_string}) lost: {reason}")
     click.echo(f"returns: {record.returns}")
 
 

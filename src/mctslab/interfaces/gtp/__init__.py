@@ -8,7 +8,6 @@ from mctslab.interfaces.gtp.engine import (
     DEFAULT_AGENT,
     DEFAULT_RESIGN,
     GAME_SPECIFIC,
-    RESIGN_MIN_VISITS,
     Engine,
 )
 from mctslab.interfaces.gtp.protocol import Colour, GtpError, parse_command, preprocess
@@ -19,7 +18,6 @@ __all__ = [
     "DEFAULT_RESIGN",
     "GAMES",
     "GAME_SPECIFIC",
-    "RESIGN_MIN_VISITS",
     "Clock",
     "Colour",
     "Engine",

@@ -32,6 +32,7 @@ from typing import IO, Any, get_type_hints
 
 from mctslab import __version__ as _version
 from mctslab.agents import Agent, make_agent
+from mctslab.agents.resign import hopeless
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games import go_ownership
 from mctslab.games.base import Game, State
@@ -58,8 +59,6 @@ from mctslab.search.budget import MAX_SECONDS
 DEFAULT_AGENT = "best"
 #: resign when the chosen move's win value is below this (0 never resigns)
 DEFAULT_RESIGN = 0.05
-#: visits at the root before a resignation is considered
-RESIGN_MIN_VISITS = 500
 #: commands that only some games answer (a protocol adapter's ``extra``)
 GAME_SPECIFIC = (
     "komi", "final_score", "kgs-genmove_cleanup", "param_game", "all_legal_moves",
@@ -341,7 +340,8 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
     def _genmove(self, colour: int, cleanup: bool) -> str:
         """Search and play a move for ``colour``. Go: ``pass`` at the end of the game; NoGo:
         ``resign`` without a legal move; any game: ``resign`` when the chosen move's win value
-        is below the threshold after :data:`RESIGN_MIN_VISITS` root visits. Go: after the
+        is below the threshold after :data:`~mctslab.agents.resign.MIN_VISITS` root visits
+        (:func:`~mctslab.agents.resign.hopeless`). Go: after the
         opponent's pass, ``pass`` at once when the score with dead stones removed
         (:func:`mctslab.games.go_ownership.final_score`, as a referee counts it) wins for
         ``colour``, as Fuego and Pachi end a won game instead of filling their own
@@ -368,13 +368,7 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
             if stones:
                 action = result.actions[max(stones, key=lambda i: result.visits[i])]
         self.clocks[colour].spend(time.perf_counter() - start)
-        chosen = result.actions.index(action)
-        if (
-            self.resign > 0
-            and sum(result.visits) >= RESIGN_MIN_VISITS
-            and result.values[chosen] < self.resign
-            and action != pass_action
-        ):
+        if hopeless(result, action, self.resign, pass_action):
             return "resign"
         self.state = state
         self._play(colour, action)
