@@ -113,6 +113,11 @@ def test_a_resign_threshold_outside_its_range_is_refused(spec):
         make_agent(spec, game)
 
 
+def test_resigning_is_refused_outside_two_player_games():
+    with pytest.raises(SpecError, match=r"two-player games.*allowed: resign=0"):
+        make_agent("mcts(resign=0.05,sims=10)", mctslab.load_game("2048"))
+
+
 def test_az_accepts_the_same_key():
     from mctslab.agents.az import AzParams
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from mctslab import models, specstr
 from mctslab.agents.base import STRICT, Agent, budget_of
-from mctslab.agents.resign import Resigner
+from mctslab.agents.resign import resigner_for
 from mctslab.errors import MctslabError
 from mctslab.games.base import Game, State
 from mctslab.search import options
@@ -76,7 +76,7 @@ class AzAgent(Agent):
         evaluator = az_net.Evaluator(net, az_net.INT8 if params.int8 else None, game)
         self.searcher = AzSearch(game, AzConfig.from_keys(params), evaluator, seed)
         self.endgame = params.endgame
-        self.resigner = Resigner(params.resign)
+        self.resigner = resigner_for(params.resign, game)
         #: the MCTS agent that searches once the mover has at most ``endgame`` legal moves, made
         #: now: making it loads its compiled search (0.6 s the first time in a process), which
         #: inside a timed move would be taken from that move's time

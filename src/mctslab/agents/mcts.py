@@ -12,7 +12,7 @@ import pydantic
 from pydantic import Field
 
 from mctslab.agents.base import STRICT, TIME, Agent, budget_of
-from mctslab.agents.resign import Resigner
+from mctslab.agents.resign import resigner_for
 from mctslab.errors import SpecError
 from mctslab.games.base import Game, State
 from mctslab.search import Flat, SearchResult, Uct, UctConfig, options
@@ -86,7 +86,7 @@ class MctsAgent(Agent):
                 "max_nodes"
             ) from None
         self.live = bool(self.config.reuse)
-        self.resigner = Resigner(params.resign)
+        self.resigner = resigner_for(params.resign, game)
 
     def search(self, state: State, budget: Budget | None = None) -> SearchResult:
         return self.searcher.search(state, budget or self.budget)

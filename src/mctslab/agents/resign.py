@@ -10,14 +10,16 @@ scored game), and the chosen move's mean win value for the mover is below the th
   ``ladder``, ``tune``, ``play``) after :data:`RESIGN_MOVES` hopeless decisions in a row
   (:class:`Resigner`): it raises :class:`~mctslab.agents.base.Forfeit`, which the arena scores as
   a loss and stores with the reason, as cutechess-cli adjudicates a game after ``movecount``
-  moves below a ``score``. Three in a row, because over the committed Go games (about 950,
-  both sides' win values replayed, docs/strength.md "Resigning") one hopeless decision at 0.05
+  moves below a ``score``. Three in a row, because over the 935 committed Go games (both
+  sides' win values replayed, docs/strength.md "Resigning") one hopeless decision at 0.05
   would have resigned 3 games the resigning side went on to win, and three in a row none, while
   ending the games between two ``mcts`` agents after about a third of their moves.
 """
 
 from __future__ import annotations
 
+from mctslab.errors import SpecError
+from mctslab.games.base import Game
 from mctslab.search.result import SearchResult
 
 #: root visits before a decision can be hopeless (a few simulations say little)
@@ -59,3 +61,14 @@ class Resigner:
 
     def reset(self) -> None:
         self.run = 0
+
+
+def resigner_for(threshold: float, game: Game) -> Resigner:
+    """The :class:`Resigner` of an agent's ``resign`` key; refused (:class:`SpecError`) outside
+    two-player games, where a search's values are not a player's chance to win."""
+    if threshold > 0 and game.spec.num_players != 2:
+        raise SpecError(
+            f"resign={threshold:g}: resigning is for two-player games, and "
+            f"{game.spec.spec_string} has {game.spec.num_players} player(s); allowed: resign=0"
+        )
+    return Resigner(threshold)

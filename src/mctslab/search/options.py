@@ -187,9 +187,9 @@ _SURVEY = "Browne et al. 2012, *A Survey of Monte Carlo Tree Search Methods*"
 #: ``resign``, a key of ``mcts(...)`` and of ``az(...)`` (the agent's, not the search's)
 RESIGN = Option(
     "resign", float, 0.0,
-    "resign (lose the game) after 3 moves in a row whose chosen move's win value is below this, "
-    "each searched with at least 500 root visits and none a pass; 0 never (mctslab gtp "
-    "resigns by its --resign)",
+    "two-player games: resign (lose the game) after 3 moves in a row whose chosen move's win "
+    "value is below this, each searched with at least 500 root visits and none a pass; 0 never "
+    "(mctslab gtp resigns by its --resign)",
     ge=0, le=0.5, canonical="changed",
     source="cutechess-cli's resign adjudication (movecount, score); the 3 moves measured on "
     "the committed Go games (docs/strength.md)",
