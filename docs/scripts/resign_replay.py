@@ -6,7 +6,9 @@ counts per file the games in which a side's decisions became hopeless (``mctslab
 at least 500 simulations, the chosen move's win value below the threshold; the stats do not
 say whether the move was a pass, so passes count too, which can only add resignations), the
 *false* ones (that side won the game as played), and the share of all decisions after the
-resignation (what a match would have saved). Only searching agents' decisions have win values
+resignation (what a match would have saved). Games that ended by a resignation or a fault
+are left out: they were not played to the end, so whether a resignation was false is not
+known. Only searching agents' decisions have win values
 (a GTP engine's are 0 simulations and never count). Run from the repository:
 ``python docs/scripts/resign_replay.py`` (a few seconds). Discussed in docs/strength.md,
 "Resigning".
@@ -25,7 +27,11 @@ def go_games(path: Path) -> list[dict]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt") as f:
         rows = [json.loads(line) for line in f if line.strip()]
-    return [r for r in rows if str(r.get("game", "")).startswith("go(")]
+    return [
+        r
+        for r in rows
+        if str(r.get("game", "")).startswith("go(") and "forfeit" not in r["search_stats"]
+    ]
 
 
 def replay(games: list[dict], threshold: float, in_a_row: int) -> tuple[int, int, int, int]:
@@ -50,16 +56,16 @@ def replay(games: list[dict], threshold: float, in_a_row: int) -> tuple[int, int
 
 
 def main() -> None:
-    files = sorted(p for p in Path("results").glob("*.jsonl*") if go_games(p))
+    files = {p.name: go_games(p) for p in sorted(Path("results").glob("*.jsonl*"))}
+    files = {name: games for name, games in files.items() if games}
     for threshold, in_a_row in RULES:
         print(f"resign below {threshold} on {in_a_row} move(s) in a row:")
         sums = [0, 0, 0, 0]
-        for path in files:
-            games = go_games(path)
+        for name, games in files.items():
             r, f, s, t = replay(games, threshold, in_a_row)
             sums = [a + b for a, b in zip(sums, (r, f, s, t), strict=True)]
             print(
-                f"  {path.name}: {len(games)} games, {r} resignations, {f} false, "
+                f"  {name}: {len(games)} games, {r} resignations, {f} false, "
                 f"{s / t:.0%} of the decisions saved"
             )
         print(f"  all: {sums[0]} resignations, {sums[1]} false, {sums[2] / sums[3]:.0%} saved")

@@ -10,22 +10,20 @@ scored game), and the chosen move's mean win value for the mover is below the th
   ``ladder``, ``tune``, ``play``) after :data:`RESIGN_MOVES` hopeless decisions in a row
   (:class:`Resigner`): it raises :class:`~mctslab.agents.base.Forfeit`, which the arena scores as
   a loss and stores with the reason, as cutechess-cli adjudicates a game after ``movecount``
-  moves below a ``score``. Three in a row, because over the 935 committed Go games (both
-  sides' win values replayed, docs/strength.md "Resigning") one hopeless decision at 0.05
-  would have resigned 3 games the resigning side went on to win, and three in a row none, while
-  ending the games between two ``mcts`` agents after about a third of their moves.
+  moves below a ``score``. Three in a row, because over the 967 committed Go games played to
+  the end (both sides' win values replayed, docs/strength.md "Resigning") one hopeless
+  decision at 0.05 would have resigned 3 games the resigning side went on to win, and three in
+  a row none, while ending the games between two ``mcts`` agents after about a third of their
+  moves.
 """
 
 from __future__ import annotations
 
 from mctslab.errors import SpecError
 from mctslab.games.base import Game
+from mctslab.search.options import RESIGN_MIN_VISITS as MIN_VISITS
+from mctslab.search.options import RESIGN_MOVES
 from mctslab.search.result import SearchResult
-
-#: root visits before a decision can be hopeless (a few simulations say little)
-MIN_VISITS = 500
-#: hopeless decisions in a row after which an agent with ``resign`` gives up
-RESIGN_MOVES = 3
 
 
 def hopeless(result: SearchResult, action: int, threshold: float, pass_action: int | None) -> bool:

@@ -184,12 +184,17 @@ _NOGO = "Chou, Teytaud, Yen 2011, *Revisiting Monte-Carlo Tree Search on a Norma
 _HEX = "the Hex article series"
 _SURVEY = "Browne et al. 2012, *A Survey of Monte Carlo Tree Search Methods*"
 
-#: ``resign``, a key of ``mcts(...)`` and of ``az(...)`` (the agent's, not the search's)
+#: root visits before a decision can be hopeless (a few simulations say little)
+RESIGN_MIN_VISITS = 500
+#: hopeless decisions in a row after which an agent with ``resign`` gives up
+RESIGN_MOVES = 3
+#: ``resign``, a key of ``mcts(...)`` and of ``az(...)`` (the agent's, not the search's; the rule
+#: is :mod:`mctslab.agents.resign`)
 RESIGN = Option(
     "resign", float, 0.0,
-    "two-player games: resign (lose the game) after 3 moves in a row whose chosen move's win "
-    "value is below this, each searched with at least 500 root visits and none a pass; 0 never "
-    "(mctslab gtp resigns by its --resign)",
+    f"two-player games: resign (lose the game) after {RESIGN_MOVES} moves in a row whose chosen "
+    f"move's win value is below this, each searched with at least {RESIGN_MIN_VISITS} root "
+    "visits and none a pass; 0 never (mctslab gtp resigns by its --resign)",
     ge=0, le=0.5, canonical="changed",
     source="cutechess-cli's resign adjudication (movecount, score); the 3 moves measured on "
     "the committed Go games (docs/strength.md)",
