@@ -184,11 +184,20 @@ def test_resignation_when_hopeless_is_configurable():
     )
     hopeless = Engine("go", "mcts(sims=1500)", seed=1, resign=0.2)
     session(hopeless, script)
+    # White's third hopeless decision in a row resigns; the first two are played
+    first, second = hopeless.handle("genmove w"), hopeless.handle("genmove w")
+    assert "resign" not in first + second and len(hopeless.pos.moves) == 11
+    # reg_genmove answers what genmove would, without counting the decision
+    assert hopeless.handle("reg_genmove w") == "= resign\n\n"
+    assert hopeless.resigners[1].run == 2 and hopeless.resigners[0].run == 0
     assert hopeless.handle("genmove w") == "= resign\n\n"
-    assert len(hopeless.pos.moves) == 9  # a resignation plays nothing
+    assert len(hopeless.pos.moves) == 11  # a resignation plays nothing
+    hopeless.handle("undo")  # taken back: the run starts again
+    assert hopeless.resigners[1].run == 0
+    assert hopeless.handle("genmove w") != "= resign\n\n"
     never = Engine("go", "mcts(sims=1500)", seed=1, resign=0.0)
     session(never, script)
-    assert never.handle("genmove w") != "= resign\n\n"
+    assert all(never.handle("genmove w") != "= resign\n\n" for _ in range(3))
 
 
 def test_long_arguments_are_quoted_cut_and_ids_and_numbers_are_ascii():

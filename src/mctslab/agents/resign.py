@@ -4,8 +4,9 @@ One decision is *hopeless* (:func:`hopeless`) when the search had at least :data
 root visits, the chosen move is not a pass (after the opponent's pass a pass may end a won or a
 scored game), and the chosen move's mean win value for the mover is below the threshold.
 
-- ``mctslab gtp`` answers ``resign`` on the first hopeless ``genmove`` (``--resign``, default
-  0.05), as GTP engines do.
+- ``mctslab gtp`` answers ``resign`` to the ``genmove`` of a colour whose last
+  :data:`RESIGN_MOVES` ``genmove`` decisions were hopeless (``--resign``, default 0.05; one
+  :class:`Resigner` per colour, reset when the position is set up anew or taken back).
 - An ``mcts`` or ``az`` agent with ``resign=V`` (``V`` > 0) resigns in arena games (``match``,
   ``ladder``, ``tune``, ``play``) after :data:`RESIGN_MOVES` hopeless decisions in a row
   (:class:`Resigner`): it raises :class:`~mctslab.agents.base.Forfeit`, which the arena scores as
@@ -42,10 +43,13 @@ class Resigner:
         self.threshold = threshold
         self.run = 0
 
-    def gives_up(self, result: SearchResult, pass_action: int | None) -> bool:
-        """Record the decision ``result`` (its chosen action); True once :data:`RESIGN_MOVES` in
-        a row were hopeless."""
-        if hopeless(result, result.action, self.threshold, pass_action):
+    def gives_up(
+        self, result: SearchResult, pass_action: int | None, action: int | None = None
+    ) -> bool:
+        """Record the decision to play ``action`` (default: the search ``result``'s own choice)
+        after ``result``; True once :data:`RESIGN_MOVES` in a row were hopeless."""
+        if hopeless(result, result.action if action is None else action, self.threshold,
+                    pass_action):  # fmt: skip
             self.run += 1
         else:
             self.run = 0

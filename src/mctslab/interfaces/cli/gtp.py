@@ -11,6 +11,7 @@ from mctslab.errors import MctslabError
 from mctslab.harness.sgf import read_sgf_file
 from mctslab.interfaces.cli.cores import threads_option
 from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
+from mctslab.search.options import RESIGN_MOVES
 
 
 @click.command()
@@ -28,7 +29,8 @@ from mctslab.interfaces.gtp import DEFAULT_AGENT, DEFAULT_RESIGN, GAMES, Engine
     type=click.FloatRange(0, 1),
     default=DEFAULT_RESIGN,
     show_default=True,
-    help="resign below this win value of the chosen move (0: never)",
+    help=f"resign after {RESIGN_MOVES} genmove decisions of a colour in a row whose chosen "
+    "move's win value is below this (0: never)",
 )
 @click.option("--seed", type=int, default=None, help="random seed of the agent")
 @threads_option

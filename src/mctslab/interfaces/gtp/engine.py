@@ -32,7 +32,7 @@ from typing import IO, Any, get_type_hints
 
 from mctslab import __version__ as _version
 from mctslab.agents import Agent, make_agent
-from mctslab.agents.resign import hopeless
+from mctslab.agents.resign import Resigner
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games import go_ownership
 from mctslab.games.base import Game, State
@@ -108,7 +108,8 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         self.seed = seed
         #: the threads of an agent that has them, unless its spec gives them (``make_agent``)
         self.threads = threads
-        self.resign = resign
+        #: each colour's run of hopeless ``genmove`` decisions (:mod:`mctslab.agents.resign`)
+        self.resigners = [Resigner(resign), Resigner(resign)]
         self.size = size or (11 if game == "hex" else 9)
         if self.size not in self.adapter.sizes:
             raise SpecError(f"size {self.size}: {game} sizes are {self._size_range()}")
@@ -132,8 +133,16 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         self.pos = _Position(game)
         self.state = game.new_initial_state()
         self.last_result = None
+        self._reset_resigners()
+
+    def _reset_resigners(self) -> None:
+        for resigner in self.resigners:
+            resigner.reset()
 
     def _replay(self) -> None:
+        """Set ``state`` from the position's set-up and moves (the position was set up anew or
+        taken back: the runs of hopeless decisions start again)."""
+        self._reset_resigners()
         game = self.pos.game
         state = self.pos.start()
         for player, action in self.pos.moves:
@@ -339,9 +348,10 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
 
     def _genmove(self, colour: int, cleanup: bool) -> str:
         """Search and play a move for ``colour``. Go: ``pass`` at the end of the game; NoGo:
-        ``resign`` without a legal move; any game: ``resign`` when the chosen move's win value
-        is below the threshold after :data:`~mctslab.agents.resign.MIN_VISITS` root visits
-        (:func:`~mctslab.agents.resign.hopeless`). Go: after the
+        ``resign`` without a legal move; any game: ``resign`` when ``colour``'s chosen move's win
+        value was below the threshold after :data:`~mctslab.agents.resign.MIN_VISITS` root
+        visits on its last :data:`~mctslab.agents.resign.RESIGN_MOVES` ``genmove`` decisions
+        (:class:`~mctslab.agents.resign.Resigner`). Go: after the
         opponent's pass, ``pass`` at once when the score with dead stones removed
         (:func:`mctslab.games.go_ownership.final_score`, as a referee counts it) wins for
         ``colour``, as Fuego and Pachi end a won game instead of filling their own
@@ -368,7 +378,7 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
             if stones:
                 action = result.actions[max(stones, key=lambda i: result.visits[i])]
         self.clocks[colour].spend(time.perf_counter() - start)
-        if hopeless(result, action, self.resign, pass_action):
+        if self.resigners[colour].gives_up(result, pass_action, action):
             return "resign"
         self.state = state
         self._play(colour, action)

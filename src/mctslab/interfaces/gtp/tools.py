@@ -23,7 +23,7 @@ from mctslab.interfaces.gtp.protocol import CONVERT, Colour, GtpError
 class ToolCommands:
     """The commands of the module doc, mixed into the engine
     (:class:`~mctslab.interfaces.gtp.engine.Engine` keeps ``agent``, ``seed``, ``clocks``,
-    ``pos``, ``state`` and ``_genmove``)."""
+    ``resigners``, ``pos``, ``state`` and ``_genmove``)."""
 
     def cmd_echo(self, *words: str):
         return " ".join(words)
@@ -32,11 +32,13 @@ class ToolCommands:
         return f"{time.process_time():.3f}"
 
     def cmd_reg_genmove(self, colour: Colour):
-        moves, state, clocks = list(self.pos.moves), self.state, copy.deepcopy(self.clocks)
+        moves, state = list(self.pos.moves), self.state
+        clocks, resigners = copy.deepcopy(self.clocks), copy.deepcopy(self.resigners)
         try:
             return self._genmove(colour, cleanup=False)
         finally:
-            self.pos.moves, self.state, self.clocks = moves, state, clocks
+            self.pos.moves, self.state = moves, state
+            self.clocks, self.resigners = clocks, resigners
 
     def cmd_kgs_time_settings(self, system: str, *values: str):
         system = system.lower()
