@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mctslab.interfaces.web.session import Session
+from mctslab.interfaces.web.session import ConflictError, Session
 from mctslab.search import ROOT
 from mctslab.search.parallel import RootParallel
 from mctslab.search.uct import Uct
@@ -145,3 +145,44 @@ def test_an_alphazero_search_shows_its_priors_and_network_value(tiny_az_model):
         assert 'class="prior"' not in view["board_svg"]
     finally:
         plain.close()
+
+
+def _human_plays(session: Session) -> None:
+    """The human plays its first legal stone (not a pass)."""
+    state = session.state
+    session.play(min(a for a in state.legal_actions() if a != session.game.pass_action))
+
+
+def test_an_agent_with_resign_resigns_and_undo_takes_it_back():
+    """Komi 30 on 5x5: Black cannot win, so each of its decisions is hopeless; with resign=0.2
+    it plays two and resigns on the third, as in a match, and the game is over, lost by it."""
+    spec = "mcts(sims=1500,resign=0.2)"
+    session = Session("t", "go(size=5,komi=30)", [spec, "human"], seed=1)
+    session.begin()
+    for _ in range(2):
+        wait(session)
+        assert session.resigned is None and not session.view()["terminal"]
+        _human_plays(session)
+    wait(session)
+    view = session.view()
+    assert view["resigned"] == 0 and view["terminal"] and view["returns"] == [-1.0, 1.0]
+    assert len(view["moves"]) == 4  # the resignation plays nothing
+    assert "resigned" in view["status"] and "resign=0.2" in view["message"]
+    with pytest.raises(ConflictError, match="over"):
+        _human_plays(session)
+    session.undo()  # back to the human's last turn: the resignation is taken back
+    view = session.view()
+    assert view["resigned"] is None and not view["terminal"] and len(view["moves"]) == 3
+    _human_plays(session)
+    wait(session)
+    assert session.resigned is None and len(session.moves) == 5  # its run starts again
+
+
+def test_without_resign_the_agent_plays_on():
+    session = Session("t", "go(size=5,komi=30)", ["mcts(sims=1500)", "human"], seed=1)
+    session.begin()
+    for _ in range(3):
+        wait(session)
+        _human_plays(session)
+    wait(session)
+    assert session.resigned is None and len(session.moves) == 7

@@ -115,11 +115,16 @@ def play_game(
         if on_move is not None:
             on_move(state, player, action, agent)
     names = tuple(a.spec_string for a in agents)
-    returns = state.returns()
-    if forfeit is not None:
-        returns = [game.spec.max_utility] * len(agents)
-        returns[forfeit[0]] = game.spec.min_utility
+    returns = state.returns() if forfeit is None else forfeit_returns(game, forfeit[0])
     return GameRecord(names, list(state.history), returns, seconds, searched, state, forfeit)
+
+
+def forfeit_returns(game: Game, loser: int) -> list[float]:
+    """The returns of a game that player ``loser`` forfeited: the least utility for it, the
+    most for every other player."""
+    returns = [game.spec.max_utility] * game.spec.num_players
+    returns[loser] = game.spec.min_utility
+    return returns
 
 
 def score_of(returns: Sequence[float], seat: int) -> float:

@@ -13,6 +13,10 @@ counts, win rates, principal variation, speed and tree size so far, and the tree
 Other agents (``flat``, ``random``, ``mdp``, or ``mcts(reuse=false)``, whose tree a second search
 would start afresh) search in one call and are shown when they finish.
 
+An agent with a ``resign`` key (``mcts``, ``az``) resigns here as in a match
+(:mod:`mctslab.agents.resign`): its resigner sees each finished decision, and when it gives up the
+game is over, lost by that agent (``undo`` takes the resignation back with the moves).
+
 Every public method takes the session lock; user errors raise :class:`MctslabError` subclasses
 whose message names the problem (the app turns them into JSON errors).
 """
@@ -28,9 +32,10 @@ from mctslab.agents import Agent, make_agent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import State
 from mctslab.games.registry import load_game
+from mctslab.harness.game import forfeit_returns
 from mctslab.interfaces.render import Overlay, move_strings, off_board_actions, state_svg
 from mctslab.interfaces.treeviz import search_tree, to_dot, tree_top
-from mctslab.search import Tree
+from mctslab.search import SearchResult, Tree
 from mctslab.search.budget import Budget
 
 #: seconds of search between two live updates
@@ -85,6 +90,8 @@ class Session:
         self.version = 0
         self.message = ""
         self.paused = False
+        #: the player who resigned (the game is then over), else None
+        self.resigned: int | None = None
         self.state = self.game.new_initial_state()
         self.moves: list[str] = []
         self._settle()
@@ -118,6 +125,11 @@ class Session:
         self.positions.append(self.state.clone())
         self._bump()
 
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended, by the rules or by a resignation."""
+        return self.resigned is not None or self.state.is_terminal()
+
     def _seat_to_move(self, state: State | None = None) -> Seat | None:
         p = (state or self.state).current_player()
         return self.seats[p] if p >= 0 else None
@@ -137,7 +149,7 @@ class Session:
             self.touched = time.monotonic()
             if self.thinking:
                 raise ConflictError("an agent is thinking: wait for its move or press Stop")
-            if self.state.is_terminal():
+            if self.over:
                 raise ConflictError("the game is over: start a new game or undo")
             seat = self._seat_to_move()
             if seat is None or seat.agent is not None:
@@ -170,7 +182,7 @@ class Session:
         """Let the agents play on (after a pause, or to start a game between two agents)."""
         with self.lock:
             self.touched = time.monotonic()
-            if self.state.is_terminal():
+            if self.over:
                 raise ConflictError("the game is over: start a new game or undo")
             seat = self._seat_to_move()
             if seat is None or seat.agent is None:
@@ -212,6 +224,10 @@ class Session:
             self.state = self.positions[i].clone()
             self.moves = self.moves[:keep]  # one string per action or chance event
             self.message = ""
+            self.resigned = None
+            for s in self.seats:
+                if s.agent is not None:
+                    s.agent.resigner.reset()
             self._bump()
 
     def close(self) -> None:
@@ -232,7 +248,7 @@ class Session:
     # -- the worker -----------------------------------------------------------------------------
     def _start(self) -> None:
         seat = self._seat_to_move()
-        if self.thinking or self.paused or seat is None or seat.agent is None:
+        if self.thinking or self.paused or self.over or seat is None or seat.agent is None:
             return
         self._stop.clear()
         self._worker = threading.Thread(target=self._run, name=f"search-{self.id}", daemon=True)
@@ -247,16 +263,22 @@ class Session:
                         return
                     state = self.state.clone()
                 try:
-                    action = self._think(seat, state)
+                    result = self._think(seat, state)
                 except MctslabError as exc:
                     with self.lock:
                         self.message = f"{seat.spec}: {exc}"
                         self.paused = True
                     return
                 with self.lock:
-                    if action is None or self._cancel.is_set():
+                    if result is None or self._cancel.is_set():
                         return
-                    self._apply(action)
+                    pass_action = getattr(self.game, "pass_action", None)
+                    if seat.agent.resigner.gives_up(result, pass_action):
+                        self.resigned = state.current_player()
+                        self.message = f"{seat.spec} {seat.agent.resigner.reason()}"
+                        self._bump()
+                        return
+                    self._apply(result.action)
                     # Stop ends the search it finds, even one not yet begun, with a move; in a
                     # game between agents it also pauses them, from here
                     if self.paused:
@@ -273,8 +295,9 @@ class Session:
                     self.search["running"] = False
                 self._bump()
 
-    def _think(self, seat: Seat, state: State) -> int | None:
-        """Search ``state`` with ``seat``'s agent; publish after every slice. None if cancelled."""
+    def _think(self, seat: Seat, state: State) -> SearchResult | None:
+        """Search ``state`` with ``seat``'s agent; publish after every slice. The last slice's
+        result (its root holds the whole search), or None if cancelled."""
         agent = seat.agent
         budget = agent.budget
         start = time.perf_counter()
@@ -286,7 +309,7 @@ class Session:
                 state, None if budget is None else replace(budget, stop=self._stop)
             )
             self._publish(seat, state, result, result.simulations, result.elapsed, seat.tree)
-            return None if self._cancel.is_set() else result.action
+            return None if self._cancel.is_set() else result
         sims, seconds = budget.sims, budget.seconds
         done = 0
         while True:
@@ -314,7 +337,7 @@ class Session:
             if self._cancel.is_set():
                 return None
             if finished or stopped:
-                return result.action
+                return result
 
     def _publish(self, seat, state, result, sims, elapsed, tree, running=False) -> None:
         priors = list(getattr(result, "priors", None) or [])
@@ -388,9 +411,20 @@ class Session:
                 "game_name": self.game.NAME,
                 "players": [s.spec for s in self.seats],
                 "to_move": state.current_player(),
-                "terminal": state.is_terminal(),
-                "returns": state.returns() if state.is_terminal() else None,
-                "status": str(state).splitlines()[-1],
+                "terminal": self.over,
+                "returns": (
+                    forfeit_returns(self.game, self.resigned)
+                    if self.resigned is not None
+                    else state.returns()
+                    if state.is_terminal()
+                    else None
+                ),
+                "resigned": self.resigned,
+                "status": (
+                    f"player {self.resigned + 1} ({self.seats[self.resigned].spec}) resigned"
+                    if self.resigned is not None
+                    else str(state).splitlines()[-1]
+                ),
                 "text": str(state),
                 "moves": list(self.moves),
                 "board_svg": state_svg(state, overlay),

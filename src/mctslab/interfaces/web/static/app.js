@@ -170,7 +170,7 @@ function show(v) {
     btn.innerHTML = esc(b.move) + (s && v.search_shown_on_board ? ` <span class="stat">${s.visits} · ${(100 * s.value).toFixed(0)}%</span>` : "");
     buttons.append(btn);
   }
-  if (v.message) say(v.message, true);
+  if (v.message) say(v.message, v.resigned == null); // a resignation is news, not an error
   $("#undo").disabled = !v.can_undo;
   $("#stop").disabled = !v.thinking;
   $("#resume").disabled = v.thinking || v.terminal || v.human_to_move;
