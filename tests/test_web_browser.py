@@ -208,6 +208,37 @@ def test_play_nogo_7x7_against_mcts(server, page):
     assert not errors
 
 
+def test_an_agent_that_resigns_ends_the_game_on_the_page(server, page):
+    """Komi 30 on 5x5: Black, an agent with resign=0.2, cannot win; it plays two moves and
+    resigns on its third decision, and the page says so as news, not as an error."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server)
+    page.select_option("#game-name", "go")
+    page.fill('#game-params input[data-key="size"]', "5")
+    page.fill('#game-params input[data-key="komi"]', "30")
+    players = page.locator("#players .player")
+    players.nth(0).fill("mcts(sims=1500,resign=0.2)")
+    players.nth(1).fill("human")
+    page.click("#new-game-button")
+    your_move = "document.querySelector('#status').textContent.includes('your move')"
+    for moves in (1, 3):
+        page.wait_for_function(f"document.querySelectorAll('#move-list li').length === {moves}")
+        page.wait_for_function(your_move)
+        played = page.locator("#move-list li").all_inner_texts()
+        vertex = next(v for v in ("A1", "E5", "A5", "E1") if v not in played)
+        # the search's heat disc over the point takes the click, as in a real browser: the
+        # board's handler reads the point from the disc's group
+        page.click(f'#board rect.target:has(title:text-is("{vertex}"))', force=True)
+    page.wait_for_function("document.querySelector('#status').textContent.includes('resigned')")
+    assert page.locator("#move-list li").count() == 4  # the resignation plays nothing
+    message = page.locator("#message")
+    assert "resign=0.2 on 3 moves in a row" in message.inner_text()
+    assert message.get_attribute("class") != "error"
+    assert not page.locator("#resume").is_enabled()
+    assert not errors
+
+
 def test_undo_and_watch_two_agents(server, page):
     page.goto(server)
     page.select_option("#game-name", "hex")
