@@ -49,9 +49,10 @@ def self_play_options(fn):
                      help="Gumbel AlphaZero self-play with completed-Q policy targets"),
         click.option("--int8/--no-int8", default=None,
                      help="self-play evaluates the network in 8-bit integers, az(int8=true)'s "
-                     "backend calibrated on each new network (CPU only; about 2.3x the "
-                     "positions a second on this project's machines); a resumed run keeps its "
-                     "own unless given  [default: floats]"),
+                     "backend calibrated on each new network (CPU only; 2.3x the positions "
+                     "a second on a CPU with 8-bit dot products (VNNI), 0.86x on one without: "
+                     "mctslab bench az --int8 tells); a resumed run keeps its own unless given  "
+                     "[default: floats]"),
     )))  # fmt: skip
 
 
