@@ -23,10 +23,13 @@ def test_a_network_ships_with_its_card(spec):
     assert model.card["network"]["blocks"] >= 1 and model.card["evaluation"]
 
 
-def test_the_cards_play_keys_apply_by_default():
+def test_the_cards_play_keys_apply_by_default(monkeypatch):
     """The cards' ``play`` keys, each measured stronger at equal time (docs/alphazero.md): NoGo
-    7x7 hands its endgame to MCTS, Hex 7x7 runs its convolutions in 8-bit integers; a spec's own
-    key wins over the card's."""
+    7x7 hands its endgame to MCTS, Hex 7x7 runs its convolutions in 8-bit integers (on a CPU
+    with 8-bit dot products); a spec's own key wins over the card's."""
+    from mctslab.search import az_net
+
+    monkeypatch.setattr(az_net, "int8_dot_products", lambda: True)
     nogo, hex7 = mctslab.load_game("nogo(size=7)"), mctslab.load_game("hex(size=7)")
     assert make_agent("az(time=0.2)", nogo).spec_string.endswith(",endgame=28)")
     assert "int8=true" not in make_agent("az(time=0.2)", nogo).spec_string
@@ -46,6 +49,24 @@ def test_the_hex_card_plays_floats_where_int8_cannot_run(monkeypatch):
     agent = make_agent("az(sims=8)", game, seed=1)
     assert "int8" not in agent.spec_string
     assert agent.step(game.new_initial_state()) in range(49)
+
+
+def test_the_hex_card_plays_floats_on_a_cpu_without_int8_dot_products(monkeypatch, tmp_path):
+    """A CPU known to lack 8-bit dot products (an AVX2-only AMD EPYC's flags) plays the card in
+    floats, where 8-bit evaluation measured slower; one that has them (or cannot tell) in int8;
+    a spec's own ``int8=true`` is kept either way."""
+    from mctslab.search import az_net
+
+    zen1, xeon = tmp_path / "zen1", tmp_path / "xeon"
+    zen1.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n")
+    xeon.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx512f avx512_vnni amx_int8\n")
+    assert az_net.int8_dot_products(zen1) is False and az_net.int8_dot_products(xeon) is True
+    assert az_net.int8_dot_products(tmp_path / "absent") is None
+    game, real = mctslab.load_game("hex(size=7)"), az_net.int8_dot_products
+    for cpu, int8 in ((zen1, False), (xeon, True), (tmp_path / "absent", True)):
+        monkeypatch.setattr(az_net, "int8_dot_products", lambda cpu=cpu: real(cpu))
+        assert ("int8=true" in make_agent("az(time=0.2)", game).spec_string) == int8
+    assert "int8=true" in make_agent("az(int8=true,time=0.2)", game).spec_string
 
 
 @pytest.mark.parametrize("agent", ["az(int8=false,sims=50)", "az(int8=true,sims=50)"])

@@ -49,6 +49,15 @@ def _int8_missing() -> str | None:
     return az_net.backend_missing(az_net.INT8)
 
 
+def _int8_slow() -> bool:
+    """Whether this CPU is known to lack 8-bit dot products
+    (:func:`mctslab.search.az_net.int8_dot_products` False), so that 8-bit evaluation would be
+    no faster than floats here."""
+    from mctslab.search import az_net
+
+    return az_net.int8_dot_products() is False
+
+
 class AzAgent(Agent):
     NAME = "az"
     DESCRIPTION = (
@@ -93,13 +102,14 @@ class AzAgent(Agent):
         """The shipped network's card's ``play`` object (e.g. NoGo 7x7's ``endgame``, Hex 7x7's
         ``int8``, each measured stronger at equal time: docs/alphazero.md) and the card's name;
         empty where the spec names a network of its own. A card's ``int8`` applies only where
-        the 8-bit backend can run (ONNX Runtime installed, no GPU), so that elsewhere the
-        network still plays, in floats."""
+        the 8-bit backend can run (ONNX Runtime installed, no GPU) and the CPU is not known to
+        lack 8-bit dot products (:func:`_int8_slow`), so that elsewhere the network plays in
+        floats."""
         model = None if game is None or params.net else models.shipped(game.spec.spec_string)
         if model is None:
             return {}, ""
         play = dict(model.card.get("play", {}))
-        if play.get("int8") and _int8_missing():
+        if play.get("int8") and (_int8_missing() or _int8_slow()):
             del play["int8"]
         return play, model.path.name
 
