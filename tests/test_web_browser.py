@@ -91,6 +91,21 @@ def page(tmp_path):
         context.close()
 
 
+def start_game(page, game: str, params: dict[str, str], players=(), seed: str | None = None):
+    """Start a game from the page's form: ``game``'s name, its parameter fields, the players
+    whose spec is given (None keeps the form's), and the seed if given."""
+    page.select_option("#game-name", game)
+    for key, value in params.items():
+        page.fill(f'#game-params input[data-key="{key}"]', value)
+    fields = page.locator("#players .player")
+    for i, spec in enumerate(players):
+        if spec is not None:
+            fields.nth(i).fill(spec)
+    if seed is not None:
+        page.fill("#seed", seed)
+    page.click("#new-game-button")
+
+
 def test_the_page_opens_on_a_board_ready_to_play_and_reopens_the_last_game(server, page):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -144,10 +159,7 @@ def test_a_game_started_while_the_opening_game_loads_keeps_the_board(server, pag
     page.route("**/api/sessions", hold_the_first)
     page.goto(server)
     page.wait_for_function("document.querySelectorAll('#players .player').length === 2")
-    page.select_option("#game-name", "nogo")
-    page.fill('#game-params input[data-key="size"]', "7")
-    page.locator("#players .player").nth(1).fill("random")
-    page.click("#new-game-button")
+    start_game(page, "nogo", {"size": "7"}, (None, "random"))
     page.wait_for_function("document.querySelectorAll('#board rect.target').length === 49")
     assert len(held) == 1
     with page.expect_response(lambda r: r.request.method == "POST" and "/api/sessions" in r.url):
@@ -167,13 +179,7 @@ def test_play_nogo_7x7_against_mcts(server, page):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(server)
-    page.select_option("#game-name", "nogo")
-    page.fill('#game-params input[data-key="size"]', "7")
-    players = page.locator("#players .player")
-    players.nth(0).fill("human")
-    players.nth(1).fill("mcts(sims=4000)")
-    page.fill("#seed", "5")
-    page.click("#new-game-button")
+    start_game(page, "nogo", {"size": "7"}, ("human", "mcts(sims=4000)"), seed="5")
     page.wait_for_function("document.querySelectorAll('#board rect.target').length === 49")
     assert page.locator("#status").inner_text().startswith("Black (X) to move")
 
@@ -214,13 +220,7 @@ def test_an_agent_that_resigns_ends_the_game_on_the_page(server, page):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(server)
-    page.select_option("#game-name", "go")
-    page.fill('#game-params input[data-key="size"]', "5")
-    page.fill('#game-params input[data-key="komi"]', "30")
-    players = page.locator("#players .player")
-    players.nth(0).fill("mcts(sims=1500,resign=0.2)")
-    players.nth(1).fill("human")
-    page.click("#new-game-button")
+    start_game(page, "go", {"size": "5", "komi": "30"}, ("mcts(sims=1500,resign=0.2)", "human"))
     your_move = "document.querySelector('#status').textContent.includes('your move')"
     for moves in (1, 3):
         page.wait_for_function(f"document.querySelectorAll('#move-list li').length === {moves}")
@@ -241,12 +241,7 @@ def test_an_agent_that_resigns_ends_the_game_on_the_page(server, page):
 
 def test_undo_and_watch_two_agents(server, page):
     page.goto(server)
-    page.select_option("#game-name", "hex")
-    page.fill('#game-params input[data-key="size"]', "5")
-    players = page.locator("#players .player")
-    players.nth(0).fill("mcts(sims=100000000)")
-    players.nth(1).fill("mcts(sims=300)")
-    page.click("#new-game-button")
+    start_game(page, "hex", {"size": "5"}, ("mcts(sims=100000000)", "mcts(sims=300)"))
     page.wait_for_function("document.querySelector('#search-state').textContent === 'running'")
     page.click("#stop")
     page.wait_for_function("document.querySelector('#status').textContent.includes('paused')")
@@ -311,12 +306,7 @@ def test_an_alphazero_search_shows_priors_and_visits_on_the_board(server, page, 
     game = mctslab.load_game("nogo(size=5)")
     model = tiny_az_model(game)
     page.goto(server)
-    page.select_option("#game-name", "nogo")
-    page.fill('#game-params input[data-key="size"]', "5")
-    players = page.locator("#players .player")
-    players.nth(0).fill(f"az(net={model},sims=100000000)")
-    players.nth(1).fill("human")
-    page.click("#new-game-button")
+    start_game(page, "nogo", {"size": "5"}, (f"az(net={model},sims=100000000)", "human"))
     page.wait_for_function("document.querySelector('#search-state').textContent === 'running'")
     page.wait_for_function("document.querySelectorAll('#board .heat').length > 0")
     assert page.locator("#board .prior").count() == 25
