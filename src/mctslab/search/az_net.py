@@ -24,6 +24,7 @@ temporary name and renamed into place (``os.replace``), so a killed writer never
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import importlib.util
 import io
@@ -148,12 +149,14 @@ INT8_MODELS_KEPT = 4
 INT8_DOT_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8", "asimddp"})
 
 
+@functools.cache
 def int8_dot_products(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
     """Whether this CPU has 8-bit dot-product instructions (:data:`INT8_DOT_FLAGS`); None where
     ``cpuinfo`` cannot be read (not Linux). Without them 8-bit evaluation is no faster than
     floats: on an AMD EPYC of the first Zen generation (AVX2 only) Connect Four self-play ran at
     0.86 times the floats' positions a second, on an Intel Xeon with VNNI at 2.3 times
-    (docs/alphazero.md)."""
+    (docs/alphazero.md). Read once per process and file: each game of a match makes its
+    agents anew."""
     try:
         text = cpuinfo.read_text()
     except OSError:
