@@ -89,13 +89,16 @@ def resolve_agent(spec: str, game: Game) -> tuple[type[Agent], Any, str]:
 
 
 def make_agent(spec: str, game: Game, seed: int | None = None, threads: int | None = None) -> Agent:
-    """Build an agent for ``game`` from a spec string (:func:`resolve_agent`).
+    """Build an agent for ``game`` from a spec string (:func:`resolve_for`, then
+    :func:`build`)."""
+    return build(*resolve_for(spec, game, threads), game, seed)
 
-    The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy.
-    An agent that stands for another (``best``) makes that one, whose spec string shows.
-    ``threads``, if given, is set as the agent's ``THREADS_KEY`` (``mcts``: ``workers``, root
-    parallelism) unless the spec gives that key; agents without one run on one thread.
-    """
+
+def resolve_for(spec: str, game: Game, threads: int | None = None) -> tuple[type[Agent], Any, str]:
+    """:func:`resolve_agent` with ``threads``, if given, set as the agent's ``THREADS_KEY``
+    (``mcts``: ``workers``, root parallelism) unless the spec gives that key; agents without one
+    run on one thread. An agent that stands for another (``best``) resolves to that one, whose
+    spec string shows."""
     cls, params, spec_string = resolve_agent(spec, game)
     key = cls.THREADS_KEY
     if threads is not None and key is not None and key not in params.model_fields_set:
@@ -103,6 +106,14 @@ def make_agent(spec: str, game: Game, seed: int | None = None, threads: int | No
         cls, params, spec_string = resolve_agent(
             specstr.format_spec(name, {**given, key: threads}), game
         )
+    return cls, params, spec_string
+
+
+def build(
+    cls: type[Agent], params: Any, spec_string: str, game: Game, seed: int | None = None
+) -> Agent:
+    """The agent :func:`resolve_for` described (this is where its search is compiled or loaded).
+    The random seed is the spec's ``seed`` if it has one, else ``seed``, else fresh entropy."""
     if getattr(params, "seed", None) is not None:  # agents without a seed key: gtp
         seed = params.seed
     elif seed is None:

@@ -13,7 +13,7 @@ from rich.table import Table
 import mctslab
 from mctslab.errors import MctslabError
 from mctslab.interfaces.cli.cores import threads_option
-from mctslab.interfaces.messages import clip
+from mctslab.interfaces.messages import clip, to_stderr
 
 console = Console()
 
@@ -121,9 +121,9 @@ class _Human:
 def _make_player(spec: str, game, seed: int, threads: int):
     if spec.strip() == "human":
         return _Human()
-    from mctslab.agents import make_agent
+    from mctslab.agents.warmup import make_announced
 
-    return make_agent(spec, game, seed=seed, threads=threads)
+    return make_announced(spec, game, seed=seed, threads=threads, say=to_stderr)
 
 
 @main.command()
@@ -320,6 +320,9 @@ bench.add_command(bench_az_inference)
 from mctslab.interfaces.cli.tune import tune  # noqa: E402
 
 main.add_command(tune)
+from mctslab.interfaces.cli.compile import compile_command  # noqa: E402
+
+main.add_command(compile_command)
 
 
 def run() -> None:

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any, get_type_hints
 
 from mctslab import __version__ as _version
-from mctslab.agents import Agent, make_agent
+from mctslab.agents import Agent
 from mctslab.agents.resign import Resigner
+from mctslab.agents.warmup import PendingAgent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games import go_ownership
 from mctslab.games.base import Game, State
@@ -51,7 +52,7 @@ from mctslab.interfaces.gtp.protocol import (
     preprocess,
 )
 from mctslab.interfaces.gtp.tools import ToolCommands
-from mctslab.interfaces.messages import clip
+from mctslab.interfaces.messages import clip, to_stderr
 from mctslab.search import SearchResult
 from mctslab.search.budget import MAX_SECONDS
 
@@ -120,11 +121,26 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         self.last_result: SearchResult | None = None
         self._analysed: list[tuple[int, int]] = []
         self._new_game(self.adapter.load(self.size, self.komi, **self.params))
-        self.agent: Agent = self._make_agent(self.pos.game)
+        #: the agent, made in the background (:attr:`agent`)
+        self._pending = self._make_agent(self.pos.game)
 
     # -- plumbing -------------------------------------------------------------------------
-    def _make_agent(self, game: Game) -> Agent:
-        return make_agent(self.agent_spec, game, seed=self.seed, threads=self.threads)
+    def _make_agent(self, game: Game) -> PendingAgent:
+        """Start making the agent for ``game`` in a background thread, saying on stderr when
+        its search is not in the compile cache yet (:mod:`mctslab.agents.warmup`): commands
+        that need no search answer meanwhile, a GUI's start-up among them."""
+        return PendingAgent(
+            self.agent_spec, game, seed=self.seed, threads=self.threads, say=to_stderr
+        )
+
+    @property
+    def agent(self) -> Agent:
+        """The agent, once made (waits for the background thread of :meth:`_make_agent`)."""
+        return self._pending.get()
+
+    @agent.setter
+    def agent(self, agent: Agent) -> None:
+        self._pending = PendingAgent.ready(agent, self.pos.game)
 
     def _size_range(self) -> str:
         return f"{self.adapter.sizes.start}..{self.adapter.sizes.stop - 1}"
@@ -259,7 +275,7 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         return "mctslab"
 
     def cmd_version(self):
-        return f"{_version} {self.agent.spec_string}"
+        return f"{_version} {self._pending.spec_string}"
 
     def cmd_known_command(self, command: str):
         return "true" if command.lower() in self.commands() else "false"
@@ -296,8 +312,8 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         self._new_game(game)
         self.pos.moves, self.pos.setup = moves, setup
         self._replay()
-        if clear or self.agent.game != game:
-            self.agent = self._make_agent(game)
+        if clear or self._pending.game != game:
+            self._pending = self._make_agent(game)
 
     # -- moves ------------------------------------------------------------------------------
     def _resume(self) -> None:

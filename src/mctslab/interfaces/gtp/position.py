@@ -45,7 +45,7 @@ class PositionCommands:
         if size not in self.adapter.sizes:
             raise GtpError(f"{filename}: board size {size} is not one of {self._size_range()}")
         last = len(sgf.moves) if not move_number else max(0, move_number[0] - 1)
-        saved = (self.size, self.komi, self.pos, self.state, self.agent, dict(self.params))
+        saved = (self.size, self.komi, self.pos, self.state, self._pending, dict(self.params))
         self.size = size
         if self.adapter.name == "go":
             self.komi = sgf.game.params.komi
@@ -57,7 +57,7 @@ class PositionCommands:
         try:
             self._replay()
         except IllegalMoveError as exc:
-            self.size, self.komi, self.pos, self.state, self.agent, self.params = saved
+            self.size, self.komi, self.pos, self.state, self._pending, self.params = saved
             raise GtpError(f"{filename}: {exc}") from None
 
     def cmd_printsgf(self, *filename: str):

@@ -68,7 +68,7 @@ class ToolCommands:
             [
                 f"mctslab {_version}",
                 f"game: {self.pos.game.spec.spec_string}",
-                f"agent: {self.agent.spec_string}",
+                f"agent: {self._pending.spec_string}",
                 f"seed: {self.seed if self.seed is not None else 'none (random)'}",
             ]
         )

@@ -28,11 +28,13 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
-from mctslab.agents import Agent, make_agent
+from mctslab.agents import Agent
+from mctslab.agents.warmup import make_announced
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import State
 from mctslab.games.registry import load_game
 from mctslab.harness.game import forfeit_returns
+from mctslab.interfaces.messages import to_stderr
 from mctslab.interfaces.render import Overlay, move_strings, off_board_actions, state_svg
 from mctslab.interfaces.treeviz import search_tree, to_dot, tree_top
 from mctslab.search import SearchResult, Tree
@@ -81,7 +83,7 @@ class Session:
             if p.strip().lower() == HUMAN:
                 self.seats.append(Seat(HUMAN))
                 continue
-            agent = make_agent(p, self.game, seed + i)
+            agent = make_announced(p, self.game, seed + i, say=to_stderr)
             self.seats.append(Seat(agent.spec_string, agent, search_tree(agent), agent.live))
         self.rng = random.Random(seed)
         self.lock = threading.RLock()
