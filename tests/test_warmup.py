@@ -59,10 +59,12 @@ def test_a_pending_agent_checks_its_spec_at_once_and_raises_what_making_it_raise
         raise MctslabError("the network file is gone")
 
     monkeypatch.setattr(warmup, "build", broken)
-    pending = warmup.PendingAgent("random", game)
+    said = []
+    pending = warmup.PendingAgent("random", game, say=said.append)
     assert pending.spec_string == "random"
     with pytest.raises(MctslabError, match="network file is gone"):
         pending.get()
+    assert said[-1] == "mctslab: cannot make random: the network file is gone"
     assert not warmup.is_warm("random", game)
 
 
@@ -100,6 +102,11 @@ def test_compile_command_compiles_once_and_then_finds_it_compiled(cache):
     second = CliRunner().invoke(main, [*args, "--workers", "1"])
     assert second.exit_code == 0, second.output
     assert "was compiled" in second.output and "compiled now" not in second.output
+
+
+def test_warm_searches_past_the_chance_nodes_of_the_start(cache):
+    row = warmup.warm("2048", "random")
+    assert row["game"] == "2048" and not row["was_warm"]
 
 
 def test_compile_command_rejects_a_bad_spec_before_compiling(cache):

@@ -126,7 +126,8 @@ class PendingAgent:
 
     The spec is resolved, checked (a bad one raises here) and announced (:func:`announce`) at
     once, so ``spec_string`` is known at once. :meth:`get` waits for the agent and raises what
-    making it raised; :meth:`ready` wraps an agent already made."""
+    making it raised (told to ``say`` as soon as it happens); :meth:`ready` wraps an agent
+    already made."""
 
     def __init__(
         self,
@@ -144,6 +145,8 @@ class PendingAgent:
             try:
                 self._made.set_result(build_marked(resolved, game, seed))
             except BaseException as exc:  # handed to get(), which raises it in the caller
+                if say is not None:
+                    say(f"mctslab: cannot make {self.spec_string}: {exc}")
                 self._made.set_exception(exc)
 
         threading.Thread(target=make, name="make-agent", daemon=True).start()
@@ -163,8 +166,8 @@ class PendingAgent:
 
 
 def warm(game_spec: str, agent_spec: str) -> dict[str, Any]:
-    """Make ``agent_spec`` for ``game_spec`` and search its initial position with
-    :data:`WARM_SIMULATIONS` simulations, so that everything the agent compiles is in the cache.
+    """Make ``agent_spec`` for ``game_spec`` and search its first position with a player to move
+    (:data:`WARM_SIMULATIONS` simulations), so that everything the agent compiles is cached.
     Returns the game, the agent's canonical spec, whether it was warm before, and the seconds."""
     import mctslab
 
@@ -173,7 +176,10 @@ def warm(game_spec: str, agent_spec: str) -> dict[str, Any]:
     was_warm = is_warm(spec_string, game)
     start = time.perf_counter()
     agent = make_announced(agent_spec, game, seed=0)
-    agent.search(game.new_initial_state(), Budget(sims=WARM_SIMULATIONS))
+    state = game.new_initial_state()
+    while state.is_chance_node():  # 2048 starts by placing its tiles
+        state.apply_action(state.chance_outcomes()[0][0])
+    agent.search(state, Budget(sims=WARM_SIMULATIONS))
     agent.close()
     return {
         "game": game.spec.spec_string,
