@@ -113,3 +113,9 @@ def test_compile_command_rejects_a_bad_spec_before_compiling(cache):
     result = CliRunner().invoke(main, ["compile", "nim", "--agent", "mcts(c=-1)"])
     assert result.exit_code == 2
     assert "c" in result.output and not list(cache.iterdir())
+
+
+def test_a_missing_network_file_fails_when_the_spec_is_checked_not_at_the_first_move(tmp_path):
+    missing = tmp_path / "gone.pt"
+    with pytest.raises(MctslabError, match="no network file"):
+        Engine("nogo", f"az(net={missing})", size=7)

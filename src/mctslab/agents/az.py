@@ -115,7 +115,10 @@ class AzAgent(Agent):
 
     @classmethod
     def prepare(cls, params: Any, game: Game | None = None) -> Any:
-        """The card's play keys filled in where the spec does not give them."""
+        """The card's play keys filled in where the spec does not give them; a ``net`` that is
+        not a file is an error here, before anything is made."""
+        if params.net:
+            models.require_network_file(params.net)
         play, name = cls._card_play(params, game)
         keys = {k: v for k, v in play.items() if k not in params.model_fields_set}
         if not keys:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from mctslab.errors import MctslabError
+
 
 @dataclass(frozen=True)
 class ShippedModel:
@@ -44,3 +46,12 @@ def shipped_models(folder: Path | None = None) -> list[ShippedModel]:
 def shipped(game_spec: str) -> ShippedModel | None:
     """The shipped network of the game ``game_spec`` (its canonical spec string), or None."""
     return next((m for m in shipped_models() if m.game == game_spec), None)
+
+
+def require_network_file(path: str | Path) -> Path:
+    """``path`` as a Path, or :class:`MctslabError` naming it when it is not a file (checked when
+    an ``az`` spec is validated; ``search.az_net.load_net``, below the agents, checks again)."""
+    path = Path(path)
+    if not path.is_file():
+        raise MctslabError(f"no network file {str(path)!r}: train one with `mctslab train az`")
+    return path
