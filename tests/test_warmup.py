@@ -23,11 +23,12 @@ def cache(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_the_compiled_key_leaves_out_budget_seed_and_threads():
+def test_the_compiled_key_is_the_game_and_the_agent_kind():
     game = mctslab.load_game("nogo(size=5)")
     key = warmup.compiled_key("mcts(sims=5,time=1,seed=3,workers=2,c=0.5)", game)
-    assert key == "nogo:mcts(c=0.5)"
-    assert warmup.compiled_key("mcts(c=0.4)", game) != key
+    assert key == "nogo:mcts" == warmup.compiled_key("mcts(preset=strong)", game)
+    assert warmup.compiled_key("flat", game) != key
+    assert warmup.compiled_key("mcts", mctslab.load_game("hex(size=5)")) != key
 
 
 def test_a_cold_agent_is_announced_once_then_marked_warm(cache):
@@ -37,14 +38,17 @@ def test_a_cold_agent_is_announced_once_then_marked_warm(cache):
     assert said == [warmup.cold_notice(agent.spec_string)]
     assert warmup.is_warm(agent.spec_string, game)
     assert list((cache / "mctslab-warm").iterdir())
-    # another budget, seed and thread count compile the same code: no second notice
-    warmup.make_announced("mcts(sims=99,seed=4)", game, threads=2, say=said.append)
+    # another configuration of the same agent runs the same compiled code: no second notice
+    warmup.make_announced("mcts(preset=strong,sims=99,seed=4)", game, threads=2, say=said.append)
     assert len(said) == 1
-    warmup.make_announced("mcts(sims=10,c=2)", game, say=said.append)
+    warmup.make_announced("flat(sims=10)", game, say=said.append)
     assert len(said) == 2
     # one notice a process, even while the first agent is still being made
     (cache / "mctslab-warm").rename(cache / "gone")
-    warmup.make_announced("mcts(sims=10,c=2)", game, say=said.append)
+    warmup.make_announced("flat(sims=10)", game, say=said.append)
+    assert len(said) == 2
+    # an agent that compiles no search of its own is never announced
+    warmup.make_announced("random", game, say=said.append)
     assert len(said) == 2
 
 
@@ -119,3 +123,13 @@ def test_a_missing_network_file_fails_when_the_spec_is_checked_not_at_the_first_
     missing = tmp_path / "gone.pt"
     with pytest.raises(MctslabError, match="no network file"):
         Engine("nogo", f"az(net={missing})", size=7)
+
+
+def test_a_match_announces_its_cold_agents_before_compiling_them(cache, capsys):
+    from mctslab.harness.schedule import canonical_specs
+
+    canonical_specs("nogo(size=5)", "mcts(sims=5)", "flat(sims=5)")
+    err = capsys.readouterr().err
+    assert "compiling the search of mcts(sims=5," in err and "of flat(sims=5" in err
+    canonical_specs("nogo(size=5)", "mcts(sims=9)", "flat(sims=9)")
+    assert capsys.readouterr().err == ""

@@ -50,6 +50,8 @@ class Agent:
     DEFAULT_SIMS: ClassVar[int] = 0
     #: the key that sets how many threads a search uses (None: the agent runs on one)
     THREADS_KEY: ClassVar[str | None] = None
+    #: whether making the agent compiles a search of its own (:mod:`mctslab.agents.warmup`)
+    COMPILED: ClassVar[bool] = True
 
     def __init__(self, spec_string: str, game: Game):
         self.spec_string = spec_string
@@ -117,6 +119,7 @@ class Agent:
 
 
 class RandomAgent(Agent):
+    COMPILED = False
     NAME = "random"
     DESCRIPTION = "a uniformly random legal move"
     Params = RandomParams

@@ -219,6 +219,7 @@ class _Engine:
 
 
 class GtpAgent(Agent):
+    COMPILED = False
     NAME = "gtp"
     DESCRIPTION = (
         "an external GTP engine (HTP for Hex) run as a subprocess, e.g. "

@@ -37,8 +37,10 @@ from mctslab.harness.progress import PlainProgress
 def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tuple[list, str, str]:
     """Load every game and agent spec once (a bad spec fails before any game is played) and
     return their canonical strings. An empty ``spec_b`` means a single-player run: every game
-    must then have one player, and otherwise two."""
-    from mctslab.agents import make_agent
+    must then have one player, and otherwise two. Making the agents here compiles their search
+    once, before the workers load it; a cold one is announced on stderr
+    (:mod:`mctslab.agents.warmup`)."""
+    from mctslab.agents.warmup import make_announced, to_stderr
 
     names = [games] if isinstance(games, str) else list(games)
     if not names:
@@ -58,8 +60,8 @@ def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tup
                     else "a single-player run needs a one-player game (two agents play a match)"
                 )
             )
-    a = make_agent(spec_a, loaded[0], seed=0).spec_string
-    b = make_agent(spec_b, loaded[0], seed=0).spec_string if spec_b else ""
+    a = make_announced(spec_a, loaded[0], seed=0, say=to_stderr).spec_string
+    b = make_announced(spec_b, loaded[0], seed=0, say=to_stderr).spec_string if spec_b else ""
     return canon, a, b
 
 

@@ -13,7 +13,7 @@ from rich.table import Table
 import mctslab
 from mctslab.errors import MctslabError
 from mctslab.interfaces.cli.cores import threads_option
-from mctslab.interfaces.messages import clip, to_stderr
+from mctslab.interfaces.messages import clip
 
 console = Console()
 
@@ -121,7 +121,7 @@ class _Human:
 def _make_player(spec: str, game, seed: int, threads: int):
     if spec.strip() == "human":
         return _Human()
-    from mctslab.agents.warmup import make_announced
+    from mctslab.agents.warmup import make_announced, to_stderr
 
     return make_announced(spec, game, seed=seed, threads=threads, say=to_stderr)
 

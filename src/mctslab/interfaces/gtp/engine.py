@@ -33,7 +33,7 @@ from typing import IO, Any, get_type_hints
 from mctslab import __version__ as _version
 from mctslab.agents import Agent
 from mctslab.agents.resign import Resigner
-from mctslab.agents.warmup import PendingAgent
+from mctslab.agents.warmup import PendingAgent, to_stderr
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games import go_ownership
 from mctslab.games.base import Game, State
@@ -52,7 +52,7 @@ from mctslab.interfaces.gtp.protocol import (
     preprocess,
 )
 from mctslab.interfaces.gtp.tools import ToolCommands
-from mctslab.interfaces.messages import clip, to_stderr
+from mctslab.interfaces.messages import clip
 from mctslab.search import SearchResult
 from mctslab.search.budget import MAX_SECONDS
 

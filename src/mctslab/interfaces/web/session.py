@@ -29,12 +29,11 @@ import time
 from dataclasses import dataclass, replace
 
 from mctslab.agents import Agent
-from mctslab.agents.warmup import make_announced
+from mctslab.agents.warmup import make_announced, to_stderr
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import State
 from mctslab.games.registry import load_game
 from mctslab.harness.game import forfeit_returns
-from mctslab.interfaces.messages import to_stderr
 from mctslab.interfaces.render import Overlay, move_strings, off_board_actions, state_svg
 from mctslab.interfaces.treeviz import search_tree, to_dot, tree_top
 from mctslab.search import SearchResult, Tree
