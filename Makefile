@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install system-deps demo test test-slow test-all bench reproduce report lint format clean
+.PHONY: install system-deps demo compile test test-slow test-all bench reproduce report lint format clean
 
 install: $(STAMP)
 
@@ -33,6 +33,10 @@ system-deps:
 
 demo: install
 	$(BIN)/mctslab demo
+
+# Optional: compile every game's default agents now, so that no first move waits (README).
+compile: install
+	$(BIN)/mctslab compile
 
 test: install system-deps
 	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadfile
