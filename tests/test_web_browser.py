@@ -175,6 +175,22 @@ def test_a_game_started_while_the_opening_game_loads_keeps_the_board(server, pag
     assert page.locator("#board rect.target").count() == 49
 
 
+def test_a_slow_start_says_that_the_agents_search_may_be_compiling(server, page):
+    """Making an agent compiles its search on its first game after installing (a minute or two):
+    a start that takes longer than 4 s says so, and the message goes when the game is there."""
+    page.goto(server)
+    page.wait_for_function("document.querySelectorAll('#board rect.target').length === 81")
+    held = []
+    page.route("**/api/sessions", lambda route: held.append(route))
+    start_game(page, "nogo", {"size": "5"}, (None, "random"))
+    page.wait_for_function("document.querySelector('#message').textContent.includes('compiles')")
+    assert "mctslab compile" in page.locator("#message").inner_text()
+    held[0].continue_()
+    page.wait_for_function("document.querySelectorAll('#board rect.target').length === 25")
+    page.unroute("**/api/sessions")
+    page.wait_for_function("document.querySelector('#message').textContent === ''")
+
+
 def test_play_nogo_7x7_against_mcts(server, page):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -8,6 +8,12 @@ let events = null;      // the EventSource of the session
 let opening = 0;        // counts requests that open a session: only the latest one's answer is shown
 let treeBusy = false;
 const LAST_SESSION = "mctslab-last-session"; // localStorage key: the id of the last game played
+// Starting a game makes its agents, which compiles their search on an agent's first game after
+// installing or upgrading (a minute or two; `mctslab compile` does it ahead of time): said when a
+// start takes longer than SLOW_START_MS.
+const SLOW_START_MS = 4000;
+const SLOW_START = "Starting… an agent's first game after installing or upgrading mctslab " +
+  "compiles its search: up to two minutes, once (`mctslab compile` does it ahead of time)";
 
 async function api(method, url, body) {
   const opts = { method, headers: {} };
@@ -98,6 +104,7 @@ async function newGame(ev) {
   if (seed !== "") body.seed = Number(seed);
   say("Starting…");
   const ticket = ++opening;
+  const slow = setTimeout(() => { if (ticket === opening) say(SLOW_START); }, SLOW_START_MS);
   try {
     const v = await api("POST", "/api/sessions", body);
     if (ticket !== opening) return; // a newer game was asked for while this one started
@@ -106,6 +113,8 @@ async function newGame(ev) {
     localStorage.setItem(LAST_SESSION, v.id);
   } catch (e) {
     if (ticket === opening) say(e.message, true);
+  } finally {
+    clearTimeout(slow);
   }
 }
 
