@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mctslab import specstr
-from mctslab.agents import Agent, build, resolve_agent, resolve_for
+from mctslab.agents import Agent, build, resolve_for
 from mctslab.games.base import Game
 from mctslab.kernels import cache
 from mctslab.search.budget import Budget
@@ -95,11 +95,11 @@ def announce(
     spec: str,
     game: Game,
     threads: int | None = None,
-    say: Callable[[str], None] | None = None,
+    say: Callable[[str], None] | None = to_stderr,
 ) -> Resolved:
-    """:func:`~mctslab.agents.resolve_for` (nothing is compiled yet), telling ``say``
-    :func:`cold_notice` when the agent compiles a search (``COMPILED``) that is not warm, once a
-    process."""
+    """:func:`~mctslab.agents.resolve_for` (nothing is compiled yet), telling ``say`` (stderr
+    unless given; None: nobody) :func:`cold_notice` when the agent compiles a search
+    (``COMPILED``) that is not warm, once a process."""
     resolved = resolve_for(spec, game, threads)
     key = compiled_key(resolved[2], game)
     if say is None or not resolved[0].COMPILED or key in _announced:
@@ -123,7 +123,7 @@ def make_announced(
     game: Game,
     seed: int | None = None,
     threads: int | None = None,
-    say: Callable[[str], None] | None = None,
+    say: Callable[[str], None] | None = to_stderr,
 ) -> Agent:
     """:func:`~mctslab.agents.make_agent` with :func:`announce` before and the marker after."""
     return build_marked(announce(spec, game, threads, say), game, seed)
@@ -144,7 +144,7 @@ class PendingAgent:
         game: Game,
         seed: int | None = None,
         threads: int | None = None,
-        say: Callable[[str], None] | None = None,
+        say: Callable[[str], None] | None = to_stderr,
     ):
         resolved = announce(spec, game, threads, say)
         self.spec_string, self.game = resolved[2], game
@@ -181,10 +181,10 @@ def warm(game_spec: str, agent_spec: str) -> dict[str, Any]:
     import mctslab
 
     game = mctslab.load_game(game_spec)
-    spec_string = resolve_agent(agent_spec, game)[2]
-    was_warm = is_warm(spec_string, game)
+    resolved = resolve_for(agent_spec, game)
+    was_warm = is_warm(resolved[2], game)
     start = time.perf_counter()
-    agent = make_announced(agent_spec, game, seed=0)
+    agent = build_marked(resolved, game, seed=0)
     state = game.new_initial_state()
     while state.is_chance_node():  # 2048 starts by placing its tiles
         state.apply_action(state.chance_outcomes()[0][0])

@@ -40,7 +40,7 @@ def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tup
     must then have one player, and otherwise two. Making the agents here compiles their search
     once, before the workers load it; a cold one is announced on stderr
     (:mod:`mctslab.agents.warmup`)."""
-    from mctslab.agents.warmup import make_announced, to_stderr
+    from mctslab.agents.warmup import make_announced
 
     names = [games] if isinstance(games, str) else list(games)
     if not names:
@@ -60,8 +60,8 @@ def canonical_specs(games: str | Sequence[str], spec_a: str, spec_b: str) -> tup
                     else "a single-player run needs a one-player game (two agents play a match)"
                 )
             )
-    a = make_announced(spec_a, loaded[0], seed=0, say=to_stderr).spec_string
-    b = make_announced(spec_b, loaded[0], seed=0, say=to_stderr).spec_string if spec_b else ""
+    a = make_announced(spec_a, loaded[0], seed=0).spec_string
+    b = make_announced(spec_b, loaded[0], seed=0).spec_string if spec_b else ""
     return canon, a, b
 
 

@@ -158,14 +158,14 @@ def check_params(params: Sequence[Param], agent: str, game) -> list[Param]:
     that accepts both ends of its range (by building the agent on ``game``); raises
     :class:`TuneError` naming the agent's numeric keys. A cold agent is announced before its
     first build compiles (:mod:`mctslab.agents.warmup`)."""
-    from mctslab.agents.warmup import make_announced, to_stderr
+    from mctslab.agents.warmup import make_announced
 
     names = [p.name for p in params]
     if not params:
         raise TuneError("give at least one --param NAME=LO..HI to tune")
     if len(set(names)) != len(names):
         raise TuneError(f"--param: a key is given twice ({', '.join(names)})")
-    model = type(make_announced(agent, game, seed=0, say=to_stderr)).Params
+    model = type(make_announced(agent, game, seed=0)).Params
     numeric = {
         k: t
         for k, f in model.model_fields.items()
@@ -186,9 +186,7 @@ def check_params(params: Sequence[Param], agent: str, game) -> list[Param]:
         q = Param(p.name, p.lo, p.hi, p.start, p.log, numeric[p.name] is int)
         for end in (q.lo, q.hi):
             try:
-                make_announced(
-                    with_keys(agent, {q.name: q.format(end)}), game, seed=0, say=to_stderr
-                )
+                make_announced(with_keys(agent, {q.name: q.format(end)}), game, seed=0)
             except MctslabError as exc:
                 raise TuneError(f"--param {p.name}={p.lo:g}..{p.hi:g}: {exc}") from None
         out.append(q)

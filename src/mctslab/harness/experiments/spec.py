@@ -401,7 +401,7 @@ def _games(template, draw: dict | None, variables: dict) -> str | list[str]:
 def missing(exp: Experiment) -> list[str]:
     """What this experiment needs that is not available: one line per distinct failing spec."""
     import mctslab
-    from mctslab.agents.warmup import make_announced, to_stderr
+    from mctslab.agents.warmup import make_announced
 
     problems: dict[str, str] = {}
     for table in exp.tables:
@@ -421,7 +421,7 @@ def missing(exp: Experiment) -> list[str]:
                 if not spec:
                     continue
                 try:
-                    make_announced(spec, loaded, seed=0, say=to_stderr)
+                    make_announced(spec, loaded, seed=0)
                 except MctslabError as exc:
                     problems.setdefault(_generic(spec), f"agent {spec}: {exc}")
     return list(problems.values())

@@ -121,9 +121,9 @@ class _Human:
 def _make_player(spec: str, game, seed: int, threads: int):
     if spec.strip() == "human":
         return _Human()
-    from mctslab.agents.warmup import make_announced, to_stderr
+    from mctslab.agents.warmup import make_announced
 
-    return make_announced(spec, game, seed=seed, threads=threads, say=to_stderr)
+    return make_announced(spec, game, seed=seed, threads=threads)
 
 
 @main.command()

@@ -33,7 +33,7 @@ from typing import IO, Any, get_type_hints
 from mctslab import __version__ as _version
 from mctslab.agents import Agent
 from mctslab.agents.resign import Resigner
-from mctslab.agents.warmup import PendingAgent, to_stderr
+from mctslab.agents.warmup import PendingAgent
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games import go_ownership
 from mctslab.games.base import Game, State
@@ -129,9 +129,7 @@ class Engine(HtpCommands, PositionCommands, AnalysisCommands, ToolCommands):
         """Start making the agent for ``game`` in a background thread, saying on stderr when
         its search is not in the compile cache yet (:mod:`mctslab.agents.warmup`): commands
         that need no search answer meanwhile, a GUI's start-up among them."""
-        return PendingAgent(
-            self.agent_spec, game, seed=self.seed, threads=self.threads, say=to_stderr
-        )
+        return PendingAgent(self.agent_spec, game, seed=self.seed, threads=self.threads)
 
     @property
     def agent(self) -> Agent:

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, replace
 
 from mctslab.agents import Agent
-from mctslab.agents.warmup import make_announced, to_stderr
+from mctslab.agents.warmup import make_announced
 from mctslab.errors import IllegalMoveError, MctslabError, SpecError
 from mctslab.games.base import State
 from mctslab.games.registry import load_game
@@ -82,7 +82,7 @@ class Session:
             if p.strip().lower() == HUMAN:
                 self.seats.append(Seat(HUMAN))
                 continue
-            agent = make_announced(p, self.game, seed + i, say=to_stderr)
+            agent = make_announced(p, self.game, seed + i)
             self.seats.append(Seat(agent.spec_string, agent, search_tree(agent), agent.live))
         self.rng = random.Random(seed)
         self.lock = threading.RLock()
