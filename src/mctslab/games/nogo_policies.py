@@ -7,7 +7,8 @@
   that is illegal for the mover (a capture or a suicide) loses the game at once.
 * ``nf`` / ``nf2`` — the normal-form heuristic of Chou, Teytaud and Yen (2011, §3.5): uniform
   among the mover's legal moves of the best ``a - b`` (``nf``) or ``a - b - a' + b'`` (``nf2``),
-  the scores kept up to date as stones are placed (:mod:`mctslab.games.nogo_normal_form`).
+  every score of a turn from bitboards on boards up to 10x10 (:mod:`mctslab.games.nogo_nf_bits`),
+  kept up to date as stones are placed on larger ones (:mod:`mctslab.games.nogo_normal_form`).
   With ``nf_empty`` = E > 0 they draw ``contested`` moves while more than E points are empty
   and score from there on: early in a game most legal moves tie for the best score (on 9x9, in
   ``nf2`` games, 87% of the mover's legal moves in the first ten moves, 31 to 44% in moves 40
@@ -47,6 +48,7 @@ from mctslab.games.nogo_kernels import (
     BORDER,
     C_N,
     C_P,
+    C_SIZE,
     C_TABLES,
     C_W,
     EMPTY,
@@ -62,6 +64,8 @@ from mctslab.games.nogo_kernels import (
     _place,
     returns,
 )
+from mctslab.games.nogo_nf_bits import MAX_SIZE as NF_BITS_MAX_SIZE
+from mctslab.games.nogo_nf_bits import nfb_alloc, nfb_fill, nfb_pick, nfb_place
 from mctslab.games.nogo_normal_form import (
     _after,
     _legal_after,
@@ -321,6 +325,16 @@ def decisive_point(consts, state, c):
     return _decisive(consts, state, np.zeros(16, dtype=np.int64), c)
 
 
+@njit(inline="always")
+def _nf_start(consts, state, scores, boards, two_sided, bits):
+    """Score the position for the normal-form playouts: bitboards on boards that fit them
+    (:mod:`mctslab.games.nogo_nf_bits`), else the kept scores."""
+    if bits:
+        nfb_fill(consts, state, boards)
+    else:
+        nf_fill(consts, state, scores, two_sided)
+
+
 @njit(cache=True)
 def policy_playout(consts, state, rng, moves, out, last, params, stats):
     """Play to the end with the configured policy (see the module doc); ``random_playout``'s
@@ -345,10 +359,12 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     if nf and params.nf_empty > 0:
         n_empty = _empty_points(consts, state, nn)
     nf_empty = params.nf_empty if params.nf_empty > 0 else nn
-    scores_mem = nf_alloc(consts, nf)
+    bits = consts[C_SIZE] <= NF_BITS_MAX_SIZE
+    scores_mem = nf_alloc(consts, nf and not bits)
+    boards_mem = nfb_alloc(consts, nf and bits)
     scoring = nf and n_empty <= nf_empty
     if scoring:
-        nf_fill(consts, state, scores_mem, two_sided)
+        _nf_start(consts, state, scores_mem, boards_mem, two_sided, bits)
     legal_mem = _legal_counts(consts, state, decisive and state[S_WINNER] < 0)
     # the loop works on views without reference counts (mctslab.kernels.views.borrow); the
     # local arrays are used again after it, so they live until then
@@ -357,6 +373,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
     moves = borrow(moves)
     gbuf = borrow(gbuf_mem)
     scores = borrow(scores_mem)
+    boards = borrow(boards_mem)
     legal = borrow(legal_mem)
     stats = PolicyStats(
         borrow(stats.replies), borrow(stats.pools), borrow(stats.pool_sizes),
@@ -379,7 +396,7 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
                 if r >= 0 and _is_legal(state, consts[C_TABLES + r], col, w, pp):
                     found = consts[C_TABLES + r]
             if nf and not scoring and n_empty - n <= nf_empty:
-                nf_fill(consts, state, scores, two_sided)
+                _nf_start(consts, state, scores, boards, two_sided, bits)
                 scoring = True
             if found < 0:
                 if base_policy == BASE_NAIVE:
@@ -391,6 +408,8 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
                                 break
                         if _is_legal(state, p, col, w, pp):
                             found = p
+                elif scoring and bits:
+                    rng, found = nfb_pick(consts, state, boards, c, rng, two_sided)
                 elif scoring:
                     rng, found = nf_pick(scores, c, rng, pp, nn)
                 else:
@@ -402,7 +421,9 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
             if found < 0:
                 state[S_WINNER] = 1 - c
                 break
-            if scoring:
+            if scoring and bits:
+                nfb_place(consts, state, boards, found, col)
+            elif scoring:
                 nf_place(consts, state, scores, found, col, two_sided)
             else:
                 _place(state, found, col, w, pp)
@@ -415,7 +436,8 @@ def policy_playout(consts, state, rng, moves, out, last, params, stats):
             c = 1 - c
             state[S_TO_MOVE] = c
         state[S_NMOVES] += n
-    gbuf_mem[0] = scores_mem.size + legal_mem.size  # the last use of the local arrays
+    # the last use of the local arrays
+    gbuf_mem[0] = scores_mem.size + boards_mem.size + legal_mem.size
     returns(consts, state, out)
     return n, rng
 

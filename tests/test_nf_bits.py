@@ -1,0 +1,89 @@
+"""The bitboard normal-form scores (``games/nogo_nf_bits.py``) against the from-scratch
+``nf_scores`` at every position of random games: fresh, and kept through ``nfb_place`` with
+cached complex scores; the drawn move against the from-scratch argmax."""
+
+import numpy as np
+import pytest
+
+import mctslab
+from mctslab.games import nogo_nf_bits, nogo_policies
+from mctslab.kernels.rng import seed_state
+from mctslab.search.playouts import common
+from test_nf_incremental import _random_game, _scratch
+
+
+@pytest.mark.parametrize("size", [3, 5, 7, 9, 10])
+@pytest.mark.parametrize("two_sided", [False, True])
+def test_kept_bitboard_scores_equal_the_from_scratch_scores(size, two_sided):
+    game = mctslab.load_game(f"nogo(size={size})")
+    rng = np.random.default_rng(size * 5 + two_sided)
+    n = game.spec.num_distinct_actions
+    checked = 0
+    for g in range(8):
+        actions = _random_game(game, rng)
+        state = game.new_initial_state()
+        assert nogo_nf_bits.nfb_kept_errors(
+            game.consts, state.array.copy(), np.array(actions, dtype=np.int64)
+        ) == 0  # fmt: skip
+        out = np.zeros((len(actions) + 1, 2, n), dtype=np.int64)
+        args = (game.consts, state.array.copy(), np.array(actions, dtype=np.int64), two_sided, out)
+        nogo_nf_bits.nfb_tracked_scores(*args)
+        for i in range(len(actions) + 1):
+            for player in range(2):
+                expected = _scratch(game, state, player, two_sided)
+                kept = {a: int(v) for a, v in enumerate(out[i, player]) if v != -99}
+                assert kept == expected, (g, i, player)
+                points = np.zeros(n, dtype=np.int64)
+                scores = np.zeros(n, dtype=np.int64)
+                k = nogo_nf_bits.nfb_scores(
+                    game.consts, state.array, player, two_sided, points, scores
+                )  # fmt: skip
+                assert dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True)) == expected
+                checked += len(kept)
+            if i < len(actions):
+                state.apply_action(actions[i])
+    assert checked > 100
+
+
+@pytest.mark.parametrize("two_sided", [False, True])
+def test_the_drawn_move_is_uniform_among_the_best(two_sided):
+    game = mctslab.load_game("nogo(size=7)")
+    rng = np.random.default_rng(11)
+    pad = game.consts[8 : 8 + 49].tolist()
+    for _ in range(6):
+        actions = _random_game(game, rng)
+        state = game.new_initial_state()
+        for a in actions[: len(actions) // 2]:
+            state.apply_action(a)
+        player = int(state.array[0])
+        scores = _scratch(game, state, player, two_sided)
+        best = {a for a, v in scores.items() if v == max(scores.values())}
+        seen = {}
+        g = seed_state(3)
+        for _ in range(60 * len(best)):
+            g, p = nogo_nf_bits.nfb_first(game.consts, state.array, player, two_sided, g)
+            g = np.uint64(g)
+            a = pad.index(p)
+            seen[a] = seen.get(a, 0) + 1
+        assert set(seen) == best
+        assert min(seen.values()) >= 20  # each about 60 times
+
+
+def test_boards_larger_than_ten_play_the_kept_scores():
+    # nogo_normal_form's kept scores serve boards the two-word bitboards cannot hold
+    assert nogo_nf_bits.fits(10) and not nogo_nf_bits.fits(11)
+    game = mctslab.load_game("nogo(size=11)")
+    state = game.new_initial_state()
+    for a in _random_game(game, np.random.default_rng(5))[:60]:
+        state.apply_action(a)
+    scores = _scratch(game, state, state.current_player(), True)
+    best = {a for a, v in scores.items() if v == max(scores.values())}
+    params = common.playout_params(base=nogo_policies.BASE_NF2, num_actions=121)
+    stats = common.policy_stats(2, 121)
+    for seed in range(20):
+        moves = np.zeros(2 * 122, dtype=np.int64)
+        nogo_policies.policy_playout(
+            game.consts, state.array.copy(), seed_state(seed), moves, np.zeros(2), -1, params,
+            stats,
+        )  # fmt: skip
+        assert int(moves[1]) in best
