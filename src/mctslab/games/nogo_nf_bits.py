@@ -27,18 +27,19 @@ When the move puts no group in atari it has the closed form ``a - b = [m in L_o]
 over the neighbours ``x`` of ``m`` in ``K_o = E1 & L_o & ~SAFE_o`` (``E1``: points with exactly one
 empty neighbour, which is then ``m``; ``o`` at ``x`` becomes suicide), summed for every point at
 once with bit-sliced adders; ``nf2`` adds the opponent's ``a - b`` at the same point, which for a
-legal move of the mover is ``#{x in N(m) & K_c}``. A move that may put a group in atari (next to an
-opponent group with two liberties, or with at most one empty neighbour and no own group of three
-liberties or more beside it) is *complex*: about 5 of 41 legal moves a turn on 9x9 in ``nf`` games
-(10 counting ``nf2``'s opponent side). Its score comes from the legal sets after the move, derived
-from those before: only the groups next to ``m`` change, ``SAFE_c' = SAFE_c | N(m)`` on the empty
-points unless the merged group is in atari, ``AL_o'`` gains the last liberties of the opponent
-groups that had two (:func:`_exact`).
+legal move of the mover is ``#{x in N(m) & K_c}``. A move next to exactly one stone of opponent
+groups with two liberties and no self-atari puts that group in atari at its other liberty: the
+closed form plus a correction of -1, 0 or +1 from that liberty alone (:func:`_atari_one`). Any
+other move that may put a group in atari (next to two such stones, or with at most one empty
+neighbour and no own group of three liberties or more beside it) is *complex*. Its score comes
+from the legal sets after the move, derived from those before: only the groups next to ``m``
+change, ``SAFE_c' = SAFE_c | N(m)`` on the empty points unless the merged group is in atari,
+``AL_o'`` gains the last liberties of the opponent groups that had two (:func:`_exact`).
 
 A complex move's exact ``a - b`` is cached per colour (five bit planes of ``a - b + 8``) with the
 points it changes; :func:`nfb_place` forgets it once a stone lands on or next to one of those
-points or changes the liberties of a group next to one (2.3 exact scores a move in ``nf``
-playouts on 9x9, 5.5 in ``nf2``, against 5 and 10 without the cache). Every legal move's score is
+points or changes the liberties of a group next to one (1.0 exact scores a move in ``nf``
+playouts on 9x9, 1.8 in ``nf2``). Every legal move's score is
 then a bit-sliced choice between the cached planes and the simple slices (plus, for ``nf2``, the
 opponent's side where it may play the point), the best are kept plane by plane from the highest,
 and the move is a uniform draw among them. ``tests/test_nf_bits.py`` compares every score, fresh
@@ -224,7 +225,7 @@ def _neighbours_in(k, wu):
 
 
 @njit(inline="always")
-def _safe_again(state, t, y, col, w, pp, atari):
+def _safe_again(state, y, col, w, pp, atari):
     """Whether the empty point ``y`` is next to a group of colour ``col`` outside atari, the
     groups ``atari`` counted in atari."""
     g0 = HEADER + A_GRP * pp
@@ -283,7 +284,7 @@ def _exact(state, t, m, col, w, pp, wu, mask, e, one, ne, sc, ac, to, so, ao, sf
             while x != U0:
                 y = np.int64(trailing_zeros(x)) + 64 * word + w
                 x &= x - U1
-                if _safe_again(state, t, y, 3 - col, w, pp, atari_o):
+                if _safe_again(state, y, 3 - col, w, pp, atari_o):
                     sfo2 = _or(sfo2, _bit(y, w))
     lc2 = _and(_andn(e2, alo2), _or(ne2, sfc2))
     lo2 = _and(_andn(e2, alc2), _or(ne2, sfo2))
@@ -292,11 +293,57 @@ def _exact(state, t, m, col, w, pp, wu, mask, e, one, ne, sc, ac, to, so, ao, sf
 
 
 @njit(inline="always")
+def _lowest(a):
+    """The lowest set bit of ``a`` (``a`` not empty)."""
+    low = a[0] != U0
+    return (a[0] & (U0 - a[0]) if low else U0), (U0 if low else a[1] & (U0 - a[1]))
+
+
+@njit(inline="always")
+def _atari_one(state, t, single, victim, e, lv, lm, w, pp, wu, mask):
+    """The corrections ``(plus, minus)`` to the closed-form ``a - b`` of the moves at ``single``:
+    each is a liberty of exactly one group of the opponent (``victim = (S, A, T)``, legal set
+    ``lv``) with two liberties, next to one of its stones, and no self-atari. Playing ``m`` puts
+    that group ``P`` in atari at its other liberty ``y``: the mover (legal set ``lm``) loses ``y``
+    (it would capture), the opponent loses ``y`` unless ``y`` keeps an empty neighbour other than
+    ``m`` or touches another of its groups outside atari; nothing else changes but what the
+    closed form counts (``y`` was safe for the opponent, next to ``P``, so it is not counted)."""
+    sv, av, tv = victim
+    g0 = HEADER + A_GRP * pp
+    plus = (U0, U0)
+    minus = (U0, U0)
+    todo = _and(tv, _nbr(single, wu, mask))
+    while _any(todo):
+        s = _lowest(todo)
+        word = np.int64(s[0] == U0)
+        g = state[U(g0 + np.int64(trailing_zeros(s[word])) + 64 * word + w)]
+        stones = _group(t, g)
+        todo = _andn(todo, stones)
+        libs = _libs(t, g, pp)
+        first = _lowest(libs)
+        others = _andn(sv, _or(av, stones))
+        for k in range(2):
+            m = first if k == 0 else _xor(libs, first)
+            if not _any(_and(m, single)):
+                continue
+            y = _xor(libs, m)
+            ny = _nbr(y, wu, mask)
+            kept = _any(_and(ny, _or(_andn(e, m), others)))
+            lost = _any(_and(y, lv)) and not kept
+            if lost and not _any(_and(y, lm)):
+                plus = _or(plus, m)
+            elif _any(_and(y, lm)) and not lost:
+                minus = _or(minus, m)
+    return plus, minus
+
+
+@njit(inline="always")
 def _turn(t, c, w, two_sided):
     """The sets of a turn of colour ``c``: ``(e, one, ne, mask, sets of c, sets of the opponent,
-    own, opp, complex for c, complex for the opponent)``; each colour's sets are ``(S, A, T, SAFE,
-    AL, L)``; ``own`` bit slices (lowest first) of ``a - b + 1`` of each simple move of ``c``,
-    ``opp`` of the opponent's ``a - b`` at the same point (``nf2``)."""
+    own, opp, complex for c, complex for the opponent, single for c, single for the opponent)``;
+    each colour's sets are ``(S, A, T, SAFE, AL, L)``; ``own`` bit slices (lowest first) of
+    ``a - b + 1`` of each simple move of ``c``, ``opp`` of the opponent's ``a - b`` at the same
+    point (``nf2``); the single moves are those :func:`_atari_one` corrects."""
     o = 1 - c
     wu = np.uint64(w)
     mask = _get(t, B_MASK)
@@ -307,14 +354,9 @@ def _turn(t, c, w, two_sided):
     ao = _get(t, B_A + 2 * o)
     tc = _get(t, B_T + 2 * c)
     to = _get(t, B_T + 2 * o)
-    n1 = _shl(e, U1)
-    n2 = _shr(e, U1)
-    n3 = _shl(e, wu)
-    n4 = _shr(e, wu)
-    x1 = _xor(n1, n2)
-    x2 = _xor(n3, n4)
-    ne = _and(_or(_or(n1, n2), _or(n3, n4)), mask)
-    one = _and(_andn(_xor(x1, x2), _or(_and(n1, n2), _and(n3, n4))), mask)
+    b0, b1, b2 = _neighbours_in(e, wu)
+    ne = _and(_or(b0, _or(b1, b2)), mask)
+    one = _and(_andn(b0, _or(b1, b2)), mask)
     sfc = _nbr(_andn(sc, ac), wu, mask)
     sfo = _nbr(_andn(so, ao), wu, mask)
     alc = _and(_nbr(ac, wu, mask), e)
@@ -326,16 +368,23 @@ def _turn(t, c, w, two_sided):
     k0 = _and(b0, lo)
     own = (_xor(b0, lo), _xor(b1, k0), _or(b2, _and(b1, k0)))
     few = _andn(mask, _andn(ne, one))  # at most one empty neighbour
-    cxc = _and(lc, _or(_nbr(to, wu, mask), _andn(few, _nbr(_andn(sc, _or(ac, tc)), wu, mask))))
+    shaky = _andn(few, _nbr(_andn(sc, _or(ac, tc)), wu, mask))  # may be a self-atari
+    b0, b1, b2 = _neighbours_in(to, wu)
+    sgc = _andn(_and(lc, b0), _or(_or(b1, b2), shaky))
+    cxc = _andn(_and(lc, _or(_nbr(to, wu, mask), shaky)), sgc)
     opp = own
     cxo = cxc
+    sgo = sgc
     if two_sided:
         opp = _neighbours_in(_andn(_and(one, lc), sfc), wu)
         shaky = _andn(few, _nbr(_andn(so, _or(ao, to)), wu, mask))
-        cxo = _and(_and(lc, lo), _or(_nbr(tc, wu, mask), shaky))
+        b0, b1, b2 = _neighbours_in(tc, wu)
+        both = _and(lc, lo)
+        sgo = _andn(_and(both, b0), _or(_or(b1, b2), shaky))
+        cxo = _andn(_and(both, _or(_nbr(tc, wu, mask), shaky)), sgo)
     mine = (sc, ac, tc, sfc, alc, lc)
     theirs = (so, ao, to, sfo, alo, lo)
-    return e, one, ne, mask, mine, theirs, own, opp, cxc, cxo
+    return e, one, ne, mask, mine, theirs, own, opp, cxc, cxo, sgc, sgo
 
 
 @njit(inline="always")
@@ -413,8 +462,8 @@ def _pick(m, a, b):
 def _planes(state, t, c, w, pp, two_sided):
     """Colour ``c``'s legal points and the bit planes (lowest first) of every legal move's score
     plus ``BIAS`` (``nf``) or ``2 BIAS`` (``nf2``): exact, from the cache or scored now, where
-    a side's move is complex, else from the bit slices."""
-    e, one, ne, mask, mine, theirs, own, opp, cxc, cxo = _turn(t, c, w, two_sided)
+    a side's move is complex, else from the bit slices (corrected by :func:`_atari_one`)."""
+    e, one, ne, mask, mine, theirs, own, opp, cxc, cxo, sgc, sgo = _turn(t, c, w, two_sided)
     sc, ac, tc, sfc, alc, lc = mine
     so, ao, to, sfo, alo, lo = theirs
     wu = np.uint64(w)
@@ -425,8 +474,10 @@ def _planes(state, t, c, w, pp, two_sided):
     if _any(need):
         _cache(state, t, need, c + 1, w, pp, wu, mask, e, one, ne, sc, ac, to, so, ao, sfc, sfo,
                alc, alo, nlc, nlo)  # fmt: skip
-    # a - b + BIAS of a simple move: own + BIAS - 1
-    simple = _add((own[0], own[1], own[2], z, z), (mask, mask, mask, z, z))
+    # a - b + BIAS of a simple move: own + BIAS - 1 + correction, the addend 6, 7 or 8
+    up, down = _atari_one(state, t, sgc, (so, ao, to), e, lo, lc, w, pp, wu, mask)
+    seven = _andn(mask, up)
+    simple = _add((own[0], own[1], own[2], z, z), (_andn(seven, down), seven, seven, up, z))
     fc = _pick(cxc, _cached(t, c), simple)
     if not two_sided:
         return lc, (fc[0], fc[1], fc[2], fc[3], fc[4], z)
@@ -434,7 +485,10 @@ def _planes(state, t, c, w, pp, two_sided):
     if _any(need):
         _cache(state, t, need, 2 - c, w, pp, wu, mask, e, one, ne, so, ao, tc, sc, ac, sfo, sfc,
                alo, alc, nlo, nlc)  # fmt: skip
-    fo = _pick(cxo, _cached(t, 1 - c), (opp[0], opp[1], opp[2], mask, z))  # opp < 8: + BIAS
+    # the opponent's side + BIAS: opp + 8 + correction, the addend 7, 8 or 9 (opp < 5)
+    up, down = _atari_one(state, t, sgo, (sc, ac, tc), e, lc, lo, w, pp, wu, mask)
+    side = _add((opp[0], opp[1], opp[2], z, z), (_or(up, down), down, down, _andn(mask, down), z))
+    fo = _pick(cxo, _cached(t, 1 - c), side)
     fo = _pick(lo, fo, (z, z, z, mask, z))  # the opponent's side only where it may play m
     return lc, _add(fc, fo)
 
