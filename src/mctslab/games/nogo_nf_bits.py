@@ -369,9 +369,9 @@ def _turn(t, c, w, two_sided):
     own = (_xor(b0, lo), _xor(b1, k0), _or(b2, _and(b1, k0)))
     few = _andn(mask, _andn(ne, one))  # at most one empty neighbour
     shaky = _andn(few, _nbr(_andn(sc, _or(ac, tc)), wu, mask))  # may be a self-atari
-    b0, b1, b2 = _neighbours_in(to, wu)
+    b0, b1, b2 = _neighbours_in(to, wu)  # next to one stone of T_o, or more
     sgc = _andn(_and(lc, b0), _or(_or(b1, b2), shaky))
-    cxc = _andn(_and(lc, _or(_nbr(to, wu, mask), shaky)), sgc)
+    cxc = _andn(_and(lc, _or(_and(_or(b0, _or(b1, b2)), mask), shaky)), sgc)
     opp = own
     cxo = cxc
     sgo = sgc
@@ -381,7 +381,7 @@ def _turn(t, c, w, two_sided):
         b0, b1, b2 = _neighbours_in(tc, wu)
         both = _and(lc, lo)
         sgo = _andn(_and(both, b0), _or(_or(b1, b2), shaky))
-        cxo = _andn(_and(both, _or(_nbr(tc, wu, mask), shaky)), sgo)
+        cxo = _andn(_and(both, _or(_and(_or(b0, _or(b1, b2)), mask), shaky)), sgo)
     mine = (sc, ac, tc, sfc, alc, lc)
     theirs = (so, ao, to, sfo, alo, lo)
     return e, one, ne, mask, mine, theirs, own, opp, cxc, cxo, sgc, sgo
