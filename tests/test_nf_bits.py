@@ -87,3 +87,46 @@ def test_boards_larger_than_ten_play_the_kept_scores():
             stats,
         )  # fmt: skip
         assert int(moves[1]) in best
+
+
+# A move next to one stone of an opponent group with two liberties puts it in atari at its other
+# liberty y; the closed form (0 in each board below: m is legal for O and no neighbour of m has
+# m as its only empty neighbour) is corrected by what y does (games/nogo_nf_bits._atari_one).
+# Columns: board (X to move), m, y, who may play y before and after m, a - b of m.
+ATARI_ONE = [
+    # -1: X loses y (it would capture), O keeps it (empty neighbours)
+    (". . . . .\n. . X . .\n. X O . .\n. . . . .\n. . . . .", "D3", "C2", "XO", "O", -1),
+    # +1: O loses y (its last liberty, no empty neighbour left), X never could (captures B1)
+    (". . . . .\n. . . . .\n. . . . .\nO X . . .\n. O X . .", "A3", "A1", "O", "", 1),
+    # 0: both lose y
+    (". . . . .\n. . . . .\nX X . . .\nO O X . .\n. . . . .", "B1", "A1", "XO", "", 0),
+    # 0: O keeps y through its group B1 outside atari; X never could (suicide)
+    (". . . . .\n. . . . .\n. . . . .\nO X . . .\n. O . . .", "A3", "A1", "O", "O", 0),
+]
+
+
+@pytest.mark.parametrize("board, m, y, was, now, score", ATARI_ONE)
+def test_the_other_liberty_corrects_a_move_that_gives_atari(board, m, y, was, now, score):
+    game = mctslab.load_game("nogo(size=5)")
+    before = {p: game.state_from_ascii(board, p) for p in "XO"}
+    move = before["X"].string_to_action(m)
+    after = {"O": before["X"].clone()}
+    after["O"].apply_action(move)
+    after["X"] = game.state_from_ascii(str(after["O"]), "X")
+    legal = {
+        (p, when): {s.action_to_string(a) for a in s.legal_actions()}
+        for when, states in ((0, before), (1, after))
+        for p, s in states.items()
+    }  # fmt: skip
+    assert ["".join(p for p in "XO" if y in legal[p, when]) for when in (0, 1)] == [was, now]
+    lost = {p: len(legal[p, 0]) - len(legal[p, 1]) for p in "XO"}
+    assert lost["O"] - lost["X"] == score  # a - b by definition
+    n = game.spec.num_distinct_actions
+    for two_sided in (False, True):
+        points = np.zeros(n, dtype=np.int64)
+        scores = np.zeros(n, dtype=np.int64)
+        k = nogo_nf_bits.nfb_scores(game.consts, before["X"].array, 0, two_sided, points, scores)
+        bits = dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True))
+        assert bits == _scratch(game, before["X"], 0, two_sided)
+        if not two_sided:
+            assert bits[move] == score

@@ -660,21 +660,30 @@ def _values(top, planes, m, w, bias):
     return f
 
 
+@njit  # compiled once for the test entry points below, not inlined into each
+def nfb_score_row(consts, state, t, c, two_sided, row):
+    """For tests: colour ``c``'s score of every action from the kept bitboards ``t`` at
+    ``row[action]`` (``-99`` where it may not play)."""
+    w = np.int64(consts[C_W])
+    top, planes = _planes(state, t, c, w, consts[C_P], two_sided)
+    bias = BIAS * (1 + two_sided)
+    for a in range(consts[C_N]):
+        row[a] = _values(top, planes, np.int64(consts[C_TABLES + a]), w, bias)
+
+
 @njit(cache=True)
 def nfb_scores(consts, state, c, two_sided, points, scores):
     """The score of every legal move of player ``c`` from fresh bitboards, for tests: writes
     padded points and scores, returns their number."""
-    w = np.int64(consts[C_W])
     t = nfb_alloc(consts, True)
     nfb_fill(consts, state, t)
-    top, planes = _planes(state, t, c, w, consts[C_P], two_sided)
-    bias = BIAS * (1 + two_sided)
+    row = np.empty(consts[C_N], dtype=np.int64)
+    nfb_score_row(consts, state, t, np.int64(c), two_sided, row)
     k = 0
     for a in range(consts[C_N]):
-        f = _values(top, planes, np.int64(consts[C_TABLES + a]), w, bias)
-        if f != -99:
+        if row[a] != -99:
             points[k] = a
-            scores[k] = f
+            scores[k] = row[a]
             k += 1
     return k
 
@@ -685,16 +694,12 @@ def nfb_tracked_scores(consts, state, actions, two_sided, out):
     move (and after the last) the score of every action for the player to move, then the other,
     from the kept bitboards and cached scores at ``out[i, c, action]`` (``-99`` where the colour
     may not play)."""
-    w = np.int64(consts[C_W])
     t = nfb_alloc(consts, True)
     nfb_fill(consts, state, t)
-    bias = BIAS * (1 + two_sided)
     for i in range(len(actions) + 1):
         for k in range(2):
-            c = state[0] ^ k
-            top, planes = _planes(state, t, c, w, consts[C_P], two_sided)
-            for a in range(consts[C_N]):
-                out[i, c, a] = _values(top, planes, np.int64(consts[C_TABLES + a]), w, bias)
+            c = np.int64(state[0] ^ k)
+            nfb_score_row(consts, state, t, c, two_sided, out[i, c])
         if i < len(actions):
             mover = state[0]
             nfb_place(consts, state, t, consts[C_TABLES + actions[i]], mover + 1)
