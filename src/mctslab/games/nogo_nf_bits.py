@@ -39,7 +39,9 @@ change, ``SAFE_c' = SAFE_c | N(m)`` on the empty points unless the merged group 
 A complex move's exact ``a - b`` is cached per colour (five bit planes of ``a - b + 8``) with the
 points it changes; :func:`nfb_place` forgets it once a stone lands on or next to one of those
 points or changes the liberties of a group next to one (1.0 exact scores a move in ``nf``
-playouts on 9x9, 1.8 in ``nf2``). Every legal move's score is
+playouts on 9x9, 1.8 in ``nf2``). The corrected moves are cached the same way, their affected
+points the move, its empty neighbours and ``y``, so the pass over two-liberty groups meets only
+the moves not cached. Every legal move's score is
 then a bit-sliced choice between the cached planes and the simple slices (plus, for ``nf2``, the
 opponent's side where it may play the point), the best are kept plane by plane from the highest,
 and the move is a uniform draw among them. ``tests/test_nf_bits.py`` compares every score, fresh
@@ -300,23 +302,31 @@ def _lowest(a):
 
 
 @njit(inline="always")
-def _atari_one(state, t, single, victim, e, lv, lm, w, pp, wu, mask):
-    """The corrections ``(plus, minus)`` to the closed-form ``a - b`` of the moves at ``single``:
-    each is a liberty of exactly one group of the opponent (``victim = (S, A, T)``, legal set
-    ``lv``) with two liberties, next to one of its stones, and no self-atari. Playing ``m`` puts
-    that group ``P`` in atari at its other liberty ``y``: the mover (legal set ``lm``) loses ``y``
-    (it would capture), the opponent loses ``y`` unless ``y`` keeps an empty neighbour other than
-    ``m`` or touches another of its groups outside atari; nothing else changes but what the
-    closed form counts (``y`` was safe for the opponent, next to ``P``, so it is not counted)."""
+def _point(a, w):
+    """The padded point of the one-point set ``a``."""
+    word = np.int64(a[0] == U0)
+    return np.int64(trailing_zeros(a[word])) + 64 * word + w
+
+
+@njit(inline="always")
+def _atari_one(state, t, single, victim, e, lv, lm, c, w, pp, wu, mask):
+    """The corrections ``(plus, minus)`` to the closed-form ``a - b`` of colour ``c``'s moves at
+    ``single``: each is a liberty of exactly one group of the opponent (``victim = (S, A, T)``,
+    legal set ``lv``) with two liberties, next to one of its stones, and no self-atari. Playing
+    ``m`` puts that group ``P`` in atari at its other liberty ``y``: the mover (legal set ``lm``)
+    loses ``y`` (it would capture), the opponent loses ``y`` unless ``y`` keeps an empty neighbour
+    other than ``m`` or touches another of its groups outside atari; nothing else changes but
+    what the closed form counts (``y`` was safe for the opponent, next to ``P``, so it is not
+    counted). Each move's score then depends on ``m``, its empty neighbours and ``y`` alone,
+    recorded as its affected points for the cache (:func:`_keep`, :func:`_forget`)."""
     sv, av, tv = victim
     g0 = HEADER + A_GRP * pp
+    a0 = B_GROUPS + G_AFFECTED * pp + 2 * c * pp
     plus = (U0, U0)
     minus = (U0, U0)
     todo = _and(tv, _nbr(single, wu, mask))
     while _any(todo):
-        s = _lowest(todo)
-        word = np.int64(s[0] == U0)
-        g = state[U(g0 + np.int64(trailing_zeros(s[word])) + 64 * word + w)]
+        g = state[U(g0 + _point(_lowest(todo), w))]
         stones = _group(t, g)
         todo = _andn(todo, stones)
         libs = _libs(t, g, pp)
@@ -327,6 +337,7 @@ def _atari_one(state, t, single, victim, e, lv, lm, w, pp, wu, mask):
             if not _any(_and(m, single)):
                 continue
             y = _xor(libs, m)
+            _put(t, a0 + 2 * _point(m, w), _or(_or(m, y), _and(_nbr(m, wu, mask), e)))
             ny = _nbr(y, wu, mask)
             kept = _any(_and(ny, _or(_andn(e, m), others)))
             lost = _any(_and(y, lv)) and not kept
@@ -388,13 +399,35 @@ def _turn(t, c, w, two_sided):
 
 
 @njit(inline="always")
+def _spread(m, v):
+    """The five bit planes (lowest first) of the number ``v`` at the points ``m``."""
+    return (
+        (m[0] * (v & U1), m[1] * (v & U1)),
+        (m[0] * ((v >> U1) & U1), m[1] * ((v >> U1) & U1)),
+        (m[0] * ((v >> U2) & U1), m[1] * ((v >> U2) & U1)),
+        (m[0] * ((v >> np.uint64(3)) & U1), m[1] * ((v >> np.uint64(3)) & U1)),
+        (m[0] * ((v >> U4) & U1), m[1] * ((v >> U4) & U1)),
+    )
+
+
+@njit(inline="always")
+def _keep(t, c, m, planes):
+    """Cache ``planes`` (five or more, lowest first; the first five kept) as colour ``c``'s scores
+    plus ``BIAS`` at the points ``m``."""
+    p0 = B_CACHE + 2 * PLANES * c
+    for j in range(PLANES):
+        i = p0 + 2 * j
+        _put(t, i, _or(_andn(_get(t, i), m), _and(planes[j], m)))
+    _put(t, B_VALID + 2 * c, _or(_get(t, B_VALID + 2 * c), m))
+
+
+@njit(inline="always")
 def _cache_word(state, t, x, base, col, w, pp, wu, mask, e, one, ne, sc, ac, to, so, ao, sfc,
                 sfo, alc, alo, nlc, nlo):  # fmt: skip
     """Score exactly (:func:`_exact`) colour ``col``'s moves at the points of the word ``x``
     (point ``base + bit``) and cache them: the score in the colour's planes, the affected points
     for :func:`_forget`."""
     c = col - 1
-    p0 = B_CACHE + 2 * PLANES * c
     while x != U0:
         m = np.int64(trailing_zeros(x)) + base
         x &= x - U1
@@ -402,13 +435,7 @@ def _cache_word(state, t, x, base, col, w, pp, wu, mask, e, one, ne, sc, ac, to,
                              sfc, sfo, alc, alo, nlc, nlo)  # fmt: skip
         _put(t, B_GROUPS + G_AFFECTED * pp + 2 * (c * pp + m), affected)
         bm = _bit(m, w)
-        v = np.uint64(f + BIAS)
-        for j in range(PLANES):
-            i = p0 + 2 * j
-            on = (v >> np.uint64(j)) & U1
-            plane = _andn(_get(t, i), bm)
-            _put(t, i, (plane[0] | (bm[0] * on), plane[1] | (bm[1] * on)))
-        _put(t, B_VALID + 2 * c, _or(_get(t, B_VALID + 2 * c), bm))
+        _keep(t, c, bm, _spread(bm, np.uint64(f + BIAS)))
 
 
 @njit(inline="always")
@@ -470,25 +497,35 @@ def _planes(state, t, c, w, pp, two_sided):
     nlc = _count(lc)
     nlo = _count(lo)
     z = (U0, U0)
-    need = _andn(cxc, _get(t, B_VALID + 2 * c))
+    valid = _get(t, B_VALID + 2 * c)
+    need = _andn(cxc, valid)
     if _any(need):
         _cache(state, t, need, c + 1, w, pp, wu, mask, e, one, ne, sc, ac, to, so, ao, sfc, sfo,
                alc, alo, nlc, nlo)  # fmt: skip
-    # a - b + BIAS of a simple move: own + BIAS - 1 + correction, the addend 6, 7 or 8
-    up, down = _atari_one(state, t, sgc, (so, ao, to), e, lo, lc, w, pp, wu, mask)
+    # a - b + BIAS of a simple move: own + BIAS - 1 + correction, the addend 6, 7 or 8; the
+    # corrected ones cached like the complex moves
+    fresh = _andn(sgc, valid)
+    up, down = _atari_one(state, t, fresh, (so, ao, to), e, lo, lc, c, w, pp, wu, mask)
     seven = _andn(mask, up)
     simple = _add((own[0], own[1], own[2], z, z), (_andn(seven, down), seven, seven, up, z))
-    fc = _pick(cxc, _cached(t, c), simple)
+    if _any(fresh):
+        _keep(t, c, fresh, simple)
+    fc = _pick(_or(cxc, sgc), _cached(t, c), simple)
     if not two_sided:
         return lc, (fc[0], fc[1], fc[2], fc[3], fc[4], z)
-    need = _andn(cxo, _get(t, B_VALID + 2 * (1 - c)))
+    valid = _get(t, B_VALID + 2 * (1 - c))
+    need = _andn(cxo, valid)
     if _any(need):
         _cache(state, t, need, 2 - c, w, pp, wu, mask, e, one, ne, so, ao, tc, sc, ac, sfo, sfc,
                alo, alc, nlo, nlc)  # fmt: skip
-    # the opponent's side + BIAS: opp + 8 + correction, the addend 7, 8 or 9 (opp < 5)
-    up, down = _atari_one(state, t, sgo, (sc, ac, tc), e, lc, lo, w, pp, wu, mask)
+    # the opponent's side + BIAS: opp + 8 + correction, the addend 7, 8 or 9 (opp < 5), its
+    # a - b + BIAS at a point both may play
+    fresh = _andn(sgo, valid)
+    up, down = _atari_one(state, t, fresh, (sc, ac, tc), e, lc, lo, 1 - c, w, pp, wu, mask)
     side = _add((opp[0], opp[1], opp[2], z, z), (_or(up, down), down, down, _andn(mask, down), z))
-    fo = _pick(cxo, _cached(t, 1 - c), side)
+    if _any(fresh):
+        _keep(t, 1 - c, fresh, side)
+    fo = _pick(_or(cxo, sgo), _cached(t, 1 - c), side)
     fo = _pick(lo, fo, (z, z, z, mask, z))  # the opponent's side only where it may play m
     return lc, _add(fc, fo)
 
