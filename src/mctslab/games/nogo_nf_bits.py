@@ -488,8 +488,9 @@ def _pick(m, a, b):
 @njit(inline="always")
 def _planes(state, t, c, w, pp, two_sided):
     """Colour ``c``'s legal points and the bit planes (lowest first) of every legal move's score
-    plus ``BIAS`` (``nf``) or ``2 BIAS`` (``nf2``): exact, from the cache or scored now, where
-    a side's move is complex, else from the bit slices (corrected by :func:`_atari_one`)."""
+    plus ``BIAS`` (``nf``) or ``2 BIAS`` (``nf2``): a side's simple moves from the bit slices,
+    its complex moves and those :func:`_atari_one` corrects from the cache (scored now and cached
+    where missing: exactly, or the slices plus the correction)."""
     e, one, ne, mask, mine, theirs, own, opp, cxc, cxo, sgc, sgo = _turn(t, c, w, two_sided)
     sc, ac, tc, sfc, alc, lc = mine
     so, ao, to, sfo, alo, lo = theirs
