@@ -32,6 +32,7 @@ from numba import njit
 
 from mctslab.games.go_kernels import (
     A_GRP,
+    A_LN,
     A_NXT,
     BORDER,
     C_N,
@@ -145,7 +146,11 @@ def gains_liberties(state, g, col, lib, w, pp, buf):
 @njit(inline="always")
 def _good_liberties(consts, state, g, col, mover, w, pp, cand, k, buf):
     """Step 2 for the group ``g`` of colour ``col`` with two liberties: append each liberty at
-    which ``col`` would gain liberties, if ``mover`` may play it without self-atari."""
+    which ``col`` would gain liberties, if ``mover`` may play it without self-atari. Two
+    points have at most 4 adjacencies each, so a group with more than 8 pseudo-liberties has
+    three or more: no walk for it (nor for one in atari)."""
+    if state[U(HEADER + A_LN * pp + g)] > 8 or _one_liberty(state, g, pp):
+        return k
     n = _liberties(state, g, w, pp, buf)
     if n != 2:
         return k
