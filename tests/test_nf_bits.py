@@ -9,7 +9,12 @@ import mctslab
 from mctslab.games import nogo_nf_bits, nogo_policies
 from mctslab.kernels.rng import seed_state
 from mctslab.search.playouts import common
-from test_nf_incremental import _random_game, _scratch
+from test_nf_incremental import _random_game, _scores, _scratch
+
+
+def _bits(game, state, player, two_sided):
+    """``nfb_scores`` of ``player`` in ``state`` as ``{action: score}``, like ``_scratch``."""
+    return _scores(nogo_nf_bits.nfb_scores, game, state, player, two_sided)
 
 
 @pytest.mark.parametrize("size", [3, 5, 7, 9, 10])
@@ -33,12 +38,7 @@ def test_kept_bitboard_scores_equal_the_from_scratch_scores(size, two_sided):
                 expected = _scratch(game, state, player, two_sided)
                 kept = {a: int(v) for a, v in enumerate(out[i, player]) if v != -99}
                 assert kept == expected, (g, i, player)
-                points = np.zeros(n, dtype=np.int64)
-                scores = np.zeros(n, dtype=np.int64)
-                k = nogo_nf_bits.nfb_scores(
-                    game.consts, state.array, player, two_sided, points, scores
-                )  # fmt: skip
-                assert dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True)) == expected
+                assert _bits(game, state, player, two_sided) == expected
                 checked += len(kept)
             if i < len(actions):
                 state.apply_action(actions[i])
@@ -121,12 +121,8 @@ def test_the_other_liberty_corrects_a_move_that_gives_atari(board, m, y, was, no
     assert ["".join(p for p in "XO" if y in legal[p, when]) for when in (0, 1)] == [was, now]
     lost = {p: len(legal[p, 0]) - len(legal[p, 1]) for p in "XO"}
     assert lost["O"] - lost["X"] == score  # a - b by definition
-    n = game.spec.num_distinct_actions
     for two_sided in (False, True):
-        points = np.zeros(n, dtype=np.int64)
-        scores = np.zeros(n, dtype=np.int64)
-        k = nogo_nf_bits.nfb_scores(game.consts, before["X"].array, 0, two_sided, points, scores)
-        bits = dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True))
+        bits = _bits(game, before["X"], 0, two_sided)
         assert bits == _scratch(game, before["X"], 0, two_sided)
         if not two_sided:
             assert bits[move] == score

@@ -12,13 +12,18 @@ from mctslab.kernels.rng import seed_state
 from mctslab.search.playouts import common
 
 
-def _scratch(game, state, player, two_sided):
-    """{action: score} of ``player``'s legal moves from scratch."""
+def _scores(kernel, game, state, player, two_sided):
+    """{action: score} of ``player``'s legal moves by ``kernel`` (``nf_scores``' signature)."""
     n = game.spec.num_distinct_actions
     points = np.zeros(n, dtype=np.int64)
     scores = np.zeros(n, dtype=np.int64)
-    k = nogo_normal_form.nf_scores(game.consts, state.array, player, two_sided, points, scores)
+    k = kernel(game.consts, state.array, player, two_sided, points, scores)
     return dict(zip(points[:k].tolist(), scores[:k].tolist(), strict=True))
+
+
+def _scratch(game, state, player, two_sided):
+    """{action: score} of ``player``'s legal moves from scratch."""
+    return _scores(nogo_normal_form.nf_scores, game, state, player, two_sided)
 
 
 def _random_game(game, rng, policy_weights=None):
