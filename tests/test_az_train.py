@@ -557,6 +557,39 @@ def test_random_openings_start_games_after_random_moves_that_give_no_sample():
     assert all(np.array_equal(samples[k], again[k]) for k in samples)
 
 
+def test_temp_moves_draws_the_first_moves_and_then_plays_the_most_visited():
+    """Without root noise and with ``temp_moves`` = 0 every game of a batch is the same game (the
+    most visited move each time); with a draw in proportion to the visits for every move they
+    differ."""
+    game = mctslab.load_game("nim(n=21,k=3)")
+    net = az_net.AzNet(az_net.shape_for(game, 1, 8, 16)).eval()
+    quiet = TrainConfig(game=game.spec.spec_string, noise_frac=0.0, temp_moves=0, **TINY)
+
+    def distinct_games(cfg):
+        samples = self_play(game, net, cfg, 6, seed=1)
+        one_game = len(samples["z"]) / 6
+        return len({o.tobytes() for o in samples["obs"]}) / one_game
+
+    assert distinct_games(quiet) == 1
+    assert distinct_games(dataclasses.replace(quiet, temp_moves=100)) > 1
+
+
+def test_the_learner_and_self_play_options_reach_the_runs_configuration(tmp_path):
+    from click.testing import CliRunner
+
+    from mctslab.interfaces.cli.main import main
+
+    out = tmp_path / "run"
+    args = ["train", "az", "nim(n=12,k=3)", "--out", str(out), "--steps", "2", "--blocks", "1",
+            "--channels", "4", "--sims", "4", "--games", "2", "--learn-steps", "1",
+            "--batch", "16", "--buffer", "300", "--temp-moves", "0"]  # fmt: skip
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    cfg = Trainer(TrainConfig(game="nim(n=12,k=3)"), out).cfg
+    assert (cfg.batch, cfg.buffer, cfg.temp_moves, cfg.steps) == (16, 300, 0, 1)
+    assert Trainer(TrainConfig(game="nim(n=12,k=3)"), out).buffer.capacity == 300
+
+
 @pytest.mark.parametrize(
     "extra, option",
     [

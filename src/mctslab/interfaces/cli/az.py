@@ -88,6 +88,20 @@ def self_play_options(fn):
     type=click.IntRange(1, 10**6), help="learner steps an iteration (a new run only)",
 )  # fmt: skip
 @click.option(
+    "--batch", default=128, show_default=True, type=click.IntRange(1, 65_536),
+    help="samples in one learner step's minibatch (a new run only)",
+)  # fmt: skip
+@click.option(
+    "--buffer", default=50_000, show_default=True, type=click.IntRange(1, 10**8),
+    help="the replay buffer: the last this many samples (a new run only)",
+)  # fmt: skip
+@click.option(
+    "--temp-moves", default=8, show_default=True, type=click.IntRange(0, 10_000),
+    help="the first this many moves of a self-play game are drawn in proportion to the "
+    "visits, the later ones are the most visited (not with --gumbel, whose root draws each "
+    "move; a new run only)",
+)  # fmt: skip
+@click.option(
     "--lr", type=click.FloatRange(0, 1, min_open=True),
     help="Adam's learning rate [new run: 0.001]; given to a resumed run, its "
     "rate from now on (recorded in the card's lr_schedule)",
@@ -172,9 +186,9 @@ def self_play_options(fn):
     help="random seed (a new run only)",
 )
 def train_az(
-    game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, lr,
-    value_mix, fast_sims, full_share, random_openings, random_moves, expert, expert_iterations,
-    lr_drops, eval_games, eval_every, eval_sims, eval_against,
+    game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, batch,
+    buffer, temp_moves, lr, value_mix, fast_sims, full_share, random_openings, random_moves,
+    expert, expert_iterations, lr_drops, eval_games, eval_every, eval_sims, eval_against,
     gumbel, int8, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
@@ -207,6 +221,9 @@ def train_az(
         sims=sims,
         games=games,
         steps=learn_steps,
+        batch=batch,
+        buffer=buffer,
+        temp_moves=temp_moves,
         lr_drops=tuple(sorted(set(lr_drops))),
         value_mix=value_mix,
         fast_sims=fast_sims,
