@@ -574,6 +574,23 @@ def test_temp_moves_draws_the_first_moves_and_then_plays_the_most_visited():
     assert distinct_games(dataclasses.replace(quiet, temp_moves=100)) > 1
 
 
+def test_keep_every_freezes_networks_between_the_evaluations(tmp_path):
+    """``keep_every`` = 2 without evaluations: the networks of iterations 2 and 4 are kept, each
+    the network as it was then (the later one has learnt more), and none of the others."""
+    from mctslab.harness.az_eval import MODELS
+
+    trainer = Trainer(TrainConfig(game="nim(n=12,k=3)", **TINY), tmp_path, keep_every=2)
+    for _ in range(4):
+        trainer.iterate()
+    kept = sorted(p.name for p in (tmp_path / MODELS).iterdir())
+    assert kept == ["iter-00002.pt", "iter-00004.pt"]
+    second = az_net.load_net(tmp_path / MODELS / kept[0], trainer.cfg.game).state_dict()
+    fourth = az_net.load_net(tmp_path / MODELS / kept[1], trainer.cfg.game).state_dict()
+    now = trainer.net.state_dict()
+    assert all(torch.equal(fourth[k].cpu(), now[k].cpu()) for k in now)
+    assert not all(torch.equal(second[k], fourth[k]) for k in now)
+
+
 def test_the_learner_and_self_play_options_reach_the_runs_configuration(tmp_path):
     from click.testing import CliRunner
 

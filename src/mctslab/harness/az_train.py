@@ -460,14 +460,16 @@ class Trainer:
     def __init__(
         self, cfg: TrainConfig, out: str | Path, workers: int = 1, lr: float | None = None,
         overlap: bool | None = None, lr_drops: tuple[int, ...] | None = None,
-        int8: bool | None = None, expert_iterations: int | None = None,
+        int8: bool | None = None, expert_iterations: int | None = None, keep_every: int = 0,
     ):  # fmt: skip
         """``lr``: the learning rate from now on (a new run's ``cfg.lr``, or a resumed run's
         new rate); None keeps ``cfg.lr`` for a new run and the run's own for a resumed one.
         ``overlap``, ``int8`` and ``expert_iterations`` likewise (how self-play runs, like
         ``workers``: a resumed run may change them). ``lr_drops`` given to a resumed run
         replaces the drops still ahead of it (each at its next iteration or later,
-        :func:`_replan_drops`); None keeps them."""
+        :func:`_replan_drops`); None keeps them. ``keep_every``: besides the evaluated
+        networks, freeze the network of every ``keep_every``-th iteration into
+        ``models/iter-N.pt`` (0: none), a setting of this process like ``workers``."""
         how = {
             k: v
             for k, v in (
@@ -477,6 +479,7 @@ class Trainer:
         }  # fmt: skip
         self.out = Path(out)
         self.workers = workers
+        self.keep_every = keep_every
         path = self.out / CHECKPOINT
         torch.use_deterministic_algorithms(True)
         self.game = load_game(cfg.game)
@@ -655,16 +658,25 @@ class Trainer:
         }
         if self.cfg.eval_games and self.iteration % self.cfg.eval_every == 0:
             self._evaluate()
+        elif self.keep_every and self.iteration % self.keep_every == 0:
+            self._snapshot()
         self.save()
         return self.last
+
+    def _snapshot(self) -> Path:
+        """Freeze the network into ``models/iter-N.pt`` (N: the iterations done)."""
+        from mctslab.harness.az_eval import MODELS
+
+        snapshot = self.out / MODELS / f"iter-{self.iteration:05d}.pt"
+        az_net.save(snapshot, az_net.net_payload(self.net, self.cfg.game))
+        return snapshot
 
     def _evaluate(self) -> None:
         """Freeze the network and play the evaluation matches (:mod:`mctslab.harness.az_eval`)."""
         from mctslab.harness import az_eval
 
         cfg = self.cfg
-        snapshot = self.out / az_eval.MODELS / f"iter-{self.iteration:05d}.pt"
-        az_net.save(snapshot, az_net.net_payload(self.net, cfg.game))
+        snapshot = self._snapshot()
         entry = az_eval.evaluate(
             self.out, self.game, self.iteration, self.seconds, snapshot, self.best,
             cfg.eval_games, cfg.eval_sims, cfg.eval_against,

@@ -146,6 +146,12 @@ def self_play_options(fn):
     "given to a resumed run, replaces the drops still ahead of it",
 )  # fmt: skip
 @click.option(
+    "--keep-every", default=0, show_default=True, type=click.IntRange(0, 10**9), metavar="K",
+    help="also keep the network of every K-th iteration in DIR/models/iter-N.pt without "
+    "evaluating it, e.g. to benchmark it later (0: only the evaluated ones; like --workers, "
+    "for this invocation)",
+)  # fmt: skip
+@click.option(
     "--eval-games",
     default=0,
     show_default=True,
@@ -188,14 +194,14 @@ def self_play_options(fn):
 def train_az(
     game_spec, minutes, steps, workers, out, blocks, channels, sims, games, learn_steps, batch,
     buffer, temp_moves, lr, value_mix, fast_sims, full_share, random_openings, random_moves,
-    expert, expert_iterations, lr_drops, eval_games, eval_every, eval_sims, eval_against,
-    gumbel, int8, reuse, overlap, seed,
+    expert, expert_iterations, lr_drops, keep_every, eval_games, eval_every, eval_sims,
+    eval_against, gumbel, int8, reuse, overlap, seed,
 ):  # fmt: skip
     """AlphaZero training by self-play for GAME (two players, no chance): self-play games,
     a replay buffer, a learner; after each iteration the checkpoint is written atomically,
     so a killed run resumes from it, keeping the settings it started with (all but --minutes,
-    --steps, --workers, --lr, --lr-drop, --overlap, --int8 and --expert-iterations). Without
-    --minutes or --steps it trains 10 minutes."""
+    --steps, --workers, --lr, --lr-drop, --overlap, --int8, --expert-iterations and
+    --keep-every). Without --minutes or --steps it trains 10 minutes."""
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -248,6 +254,7 @@ def train_az(
         lr_drops=cfg.lr_drops or None,
         int8=int8,
         expert_iterations=expert_iterations,
+        keep_every=keep_every,
     )
     if trainer.iteration:
         click.echo(
