@@ -602,9 +602,10 @@ def test_the_learner_and_self_play_options_reach_the_runs_configuration(tmp_path
             "--batch", "16", "--buffer", "300", "--temp-moves", "0"]  # fmt: skip
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
-    cfg = Trainer(TrainConfig(game="nim(n=12,k=3)"), out).cfg
+    resumed = Trainer(TrainConfig(game="nim(n=12,k=3)"), out)  # the run's own settings
+    cfg = resumed.cfg
     assert (cfg.batch, cfg.buffer, cfg.temp_moves, cfg.steps) == (16, 300, 0, 1)
-    assert Trainer(TrainConfig(game="nim(n=12,k=3)"), out).buffer.capacity == 300
+    assert resumed.buffer.capacity == 300
 
 
 @pytest.mark.parametrize(
