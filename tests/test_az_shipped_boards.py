@@ -69,6 +69,26 @@ def test_the_hex_card_plays_floats_on_a_cpu_without_int8_dot_products(monkeypatc
     assert "int8=true" in make_agent("az(int8=true,time=0.2)", game).spec_string
 
 
+def test_an_own_int8_on_a_cpu_without_8_bit_dot_products_is_said_once(monkeypatch, capsys):
+    """A spec's ``int8=true`` on a CPU known to lack 8-bit dot products plays as asked, and the
+    process says once on stderr that floats are faster there; not where the CPU has them, and
+    not for the card's ``int8``, which is not applied there."""
+    pytest.importorskip("onnxruntime")
+    from mctslab.agents import az as az_agent
+    from mctslab.search import az_net
+
+    game = mctslab.load_game("hex(size=7)")
+    monkeypatch.setattr(az_agent, "_said", set())
+    monkeypatch.setattr(az_net, "int8_dot_products", lambda: True)
+    make_agent("az(int8=true,time=0.2)", game)
+    assert "8-bit dot products" not in capsys.readouterr().err
+    monkeypatch.setattr(az_net, "int8_dot_products", lambda: False)
+    assert "int8=true" in make_agent("az(int8=true,time=0.2)", game).spec_string
+    make_agent("az(int8=true,time=0.2)", game)
+    make_agent("az(time=0.2)", game)
+    assert capsys.readouterr().err.count("8-bit dot products") == 1
+
+
 @pytest.mark.parametrize("agent", ["az(int8=false,sims=50)", "az(int8=true,sims=50)"])
 @pytest.mark.parametrize("spec, openings", BOARDS)
 def test_the_shipped_network_beats_plain_mcts_with_four_times_its_simulations(

@@ -8,6 +8,7 @@ extra) is imported only when an ``az`` agent is made.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from mctslab import models, specstr
@@ -58,6 +59,25 @@ def _int8_slow() -> bool:
     return az_net.int8_dot_products() is False
 
 
+#: the processes' one-time messages already given (:func:`_say_int8_slow`)
+_said: set[str] = set()
+
+
+def _say_int8_slow() -> None:
+    """Say once per process, on stderr, that a spec's own ``int8=true`` runs on a CPU known to
+    lack 8-bit dot products (:func:`_int8_slow`), where it measured slower than floats."""
+    if "int8_slow" not in _said:
+        _said.add("int8_slow")
+        print(
+            "mctslab: az(int8=true) on a CPU without 8-bit dot products (no VNNI, AMX or ARM "
+            "dot product among its flags): 8-bit evaluation ran at 0.86x the floats' speed on "
+            "such a CPU (docs/alphazero.md); drop int8=true, or measure it here with "
+            "`mctslab bench az --int8`",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 class AzAgent(Agent):
     NAME = "az"
     DESCRIPTION = (
@@ -83,6 +103,8 @@ class AzAgent(Agent):
         net = az_net.load_net(path, game.spec.spec_string)
         az_net.check_shape(net, game, path)
         evaluator = az_net.Evaluator(net, az_net.INT8 if params.int8 else None, game)
+        if params.int8 and _int8_slow():  # a card's int8 is never applied there: the spec's
+            _say_int8_slow()
         self.searcher = AzSearch(game, AzConfig.from_keys(params), evaluator, seed)
         self.endgame = params.endgame
         self.resigner = resigner_for(params.resign, game)
