@@ -78,7 +78,7 @@ def test_an_own_int8_on_a_cpu_without_8_bit_dot_products_is_said_once(monkeypatc
     from mctslab.search import az_net
 
     game = mctslab.load_game("hex(size=7)")
-    monkeypatch.setattr(az_agent, "_said", set())
+    az_agent._say_int8_slow.cache_clear()  # as in a new process
     monkeypatch.setattr(az_net, "int8_dot_products", lambda: True)
     make_agent("az(int8=true,time=0.2)", game)
     assert "8-bit dot products" not in capsys.readouterr().err

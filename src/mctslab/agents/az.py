@@ -8,6 +8,7 @@ extra) is imported only when an ``az`` agent is made.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -59,23 +60,19 @@ def _int8_slow() -> bool:
     return az_net.int8_dot_products() is False
 
 
-#: the processes' one-time messages already given (:func:`_say_int8_slow`)
-_said: set[str] = set()
-
-
+@functools.cache
 def _say_int8_slow() -> None:
-    """Say once per process, on stderr, that a spec's own ``int8=true`` runs on a CPU known to
-    lack 8-bit dot products (:func:`_int8_slow`), where it measured slower than floats."""
-    if "int8_slow" not in _said:
-        _said.add("int8_slow")
-        print(
-            "mctslab: az(int8=true) on a CPU without 8-bit dot products (no VNNI, AMX or ARM "
-            "dot product among its flags): 8-bit evaluation ran at 0.86x the floats' speed on "
-            "such a CPU (docs/alphazero.md); drop int8=true, or measure it here with "
-            "`mctslab bench az --int8`",
-            file=sys.stderr,
-            flush=True,
-        )
+    """Say once per process (cached), on stderr, that a spec's own ``int8=true`` runs on a CPU
+    known to lack 8-bit dot products (:func:`_int8_slow`), where it measured slower than
+    floats."""
+    print(
+        "mctslab: az(int8=true) on a CPU without 8-bit dot products (no VNNI, AMX or ARM "
+        "dot product among its flags): 8-bit evaluation ran at 0.86x the floats' speed on "
+        "such a CPU (docs/alphazero.md); drop int8=true, or measure it here with "
+        "`mctslab bench az --int8`",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 class AzAgent(Agent):
