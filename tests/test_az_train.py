@@ -18,12 +18,11 @@ from mctslab.errors import MctslabError
 
 torch = pytest.importorskip("torch")
 
+from mctslab.harness.az_config import SELF_PLAY_GUMBEL_M, TrainConfig  # noqa: E402
 from mctslab.harness.az_train import (  # noqa: E402
     CARD,
     CHECKPOINT,
     MODEL,
-    SELF_PLAY_GUMBEL_M,
-    TrainConfig,
     Trainer,
     _worker_play,
     cpu_weights,
@@ -606,6 +605,23 @@ def test_the_learner_and_self_play_options_reach_the_runs_configuration(tmp_path
     cfg = resumed.cfg
     assert (cfg.batch, cfg.buffer, cfg.temp_moves, cfg.steps) == (16, 300, 0, 1)
     assert resumed.buffer.capacity == 300
+
+
+def test_the_new_run_options_take_their_defaults_from_the_configuration():
+    """Each default is declared once, in TrainConfig: the command line's options read it."""
+    from mctslab.interfaces.cli.az import train_az
+
+    fields = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
+    # the option's field where its name differs (--steps is the run's length, not a field)
+    named = {"learn_steps": "steps", "steps": None}
+    checked = {}
+    for param in train_az.params:
+        field = named.get(param.name, param.name)
+        if field in fields and isinstance(param.default, type(fields[field])):
+            checked[field] = param.default
+            assert param.default == fields[field], param.name
+    assert {"blocks", "steps", "batch", "buffer", "temp_moves", "eval_against"} <= set(checked)
+    assert len(checked) >= 20
 
 
 @pytest.mark.parametrize(

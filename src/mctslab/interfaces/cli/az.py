@@ -11,6 +11,7 @@ import os
 import click
 
 from mctslab.errors import MctslabError
+from mctslab.harness.az_config import TrainConfig, default
 
 
 def _require_torch() -> None:
@@ -18,6 +19,12 @@ def _require_torch() -> None:
         import torch  # noqa: F401
     except ImportError:
         raise MctslabError("mctslab train az needs PyTorch: pip install -e '.[az]'") from None
+
+
+def config_option(field: str, *param_decls: str, **attrs):
+    """A click option whose default, shown in ``--help``, is :class:`TrainConfig`'s field
+    ``field`` (declared once, there)."""
+    return click.option(*param_decls, default=default(field), show_default=True, **attrs)
 
 
 def _apply(fn, options):
@@ -29,9 +36,9 @@ def _apply(fn, options):
 def net_options(fn):
     """The network's size, shared by ``train az``, ``bench az`` and ``bench az-inference``."""
     return _apply(fn, (
-        click.option("--blocks", default=2, show_default=True, type=click.IntRange(0, 40),
+        config_option("blocks", "--blocks", type=click.IntRange(0, 40),
                      help="residual blocks of the network"),
-        click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 512),
+        config_option("channels", "--channels", type=click.IntRange(1, 512),
                      help="channels per block"),
     ))  # fmt: skip
 
@@ -41,9 +48,9 @@ def self_play_options(fn):
     resumed run keeps its own) and ``bench az``: network size, simulations, games together,
     PUCT or Gumbel."""
     return net_options(_apply(fn, (
-        click.option("--sims", default=50, show_default=True, type=click.IntRange(2, 100_000),
+        config_option("sims", "--sims", type=click.IntRange(2, 100_000),
                      help="self-play simulations per move"),
-        click.option("--games", default=32, show_default=True, type=click.IntRange(1, 100_000),
+        config_option("games", "--games", type=click.IntRange(1, 100_000),
                      help="self-play games played together (an iteration's)"),
         click.option("--gumbel", is_flag=True,
                      help="Gumbel AlphaZero self-play with completed-Q policy targets"),
@@ -83,54 +90,54 @@ def self_play_options(fn):
     help="the run's folder: checkpoint.pt (resumed when present) and model.pt",
 )
 @self_play_options
-@click.option(
-    "--learn-steps", default=40, show_default=True,
+@config_option(
+    "steps", "--learn-steps",
     type=click.IntRange(1, 10**6), help="learner steps an iteration (a new run only)",
 )  # fmt: skip
-@click.option(
-    "--batch", default=128, show_default=True, type=click.IntRange(1, 65_536),
+@config_option(
+    "batch", "--batch", type=click.IntRange(1, 65_536),
     help="samples in one learner step's minibatch (a new run only)",
 )  # fmt: skip
-@click.option(
-    "--buffer", default=50_000, show_default=True, type=click.IntRange(1, 10**8),
+@config_option(
+    "buffer", "--buffer", type=click.IntRange(1, 10**8),
     help="the replay buffer: the last this many samples (a new run only)",
 )  # fmt: skip
-@click.option(
-    "--temp-moves", default=8, show_default=True, type=click.IntRange(0, 10_000),
+@config_option(
+    "temp_moves", "--temp-moves", type=click.IntRange(0, 10_000),
     help="the first this many moves of a self-play game are drawn in proportion to the "
     "visits, the later ones are the most visited (not with --gumbel, whose root draws each "
     "move; a new run only)",
 )  # fmt: skip
 @click.option(
     "--lr", type=click.FloatRange(0, 1, min_open=True),
-    help="Adam's learning rate [new run: 0.001]; given to a resumed run, its "
+    help=f"Adam's learning rate [new run: {default('lr')}]; given to a resumed run, its "
     "rate from now on (recorded in the card's lr_schedule)",
 )  # fmt: skip
-@click.option(
-    "--value-mix", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+@config_option(
+    "value_mix", "--value-mix", type=click.FloatRange(0, 1),
     help="the value target (1 - MIX) z + MIX q: the game's outcome z mixed with the search's "
     "value q of the position (0.5: Connect Four's 'average of z and q'; a new run only)",
 )  # fmt: skip
-@click.option(
-    "--fast-sims", default=0, show_default=True, type=click.IntRange(0, 100_000),
+@config_option(
+    "fast_sims", "--fast-sims", type=click.IntRange(0, 100_000),
     help="playout cap randomization (KataGo): moves not searched in full get this many "
     "simulations, no root noise, and no sample; 0: every move in full (a new run only)",
 )  # fmt: skip
-@click.option(
-    "--full-share", default=0.25, show_default=True, type=click.FloatRange(0, 1, min_open=True),
+@config_option(
+    "full_share", "--full-share", type=click.FloatRange(0, 1, min_open=True),
     help="with --fast-sims: the share of moves searched in full (a new run only)",
 )  # fmt: skip
-@click.option(
-    "--random-openings", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+@config_option(
+    "random_openings", "--random-openings", type=click.FloatRange(0, 1),
     help="the share of self-play games that begin with 1 to --random-moves uniformly random "
     "moves, which give no sample (a new run only)",
 )  # fmt: skip
-@click.option(
-    "--random-moves", default=8, show_default=True, type=click.IntRange(1, 1000),
+@config_option(
+    "random_moves", "--random-moves", type=click.IntRange(1, 1000),
     help="with --random-openings: the most random moves a game begins with (a new run only)",
 )  # fmt: skip
 @click.option(
-    "--expert", default="", metavar="AGENT",
+    "--expert", default=default("expert"), metavar="AGENT",
     help="Expert Iteration's start: this agent (e.g. 'mcts(preset=strong,sims=2000)') plays "
     "the games of the first --expert-iterations iterations against itself, its root visits "
     "the policy targets (a new run only; kept as resolved then)",
@@ -138,7 +145,7 @@ def self_play_options(fn):
 @click.option(
     "--expert-iterations", type=click.IntRange(0, 10**9),
     help="how many first iterations the --expert plays; given to a resumed run, replaces its "
-    "number  [new run: 0]",
+    f"number  [new run: {default('expert_iterations')}]",
 )  # fmt: skip
 @click.option(
     "--lr-drop", "lr_drops", multiple=True, type=click.IntRange(1, 10**9),
@@ -151,29 +158,27 @@ def self_play_options(fn):
     "evaluating it, e.g. to benchmark it later (0: only the evaluated ones; like --workers, "
     "for this invocation)",
 )  # fmt: skip
-@click.option(
+@config_option(
+    "eval_games",
     "--eval-games",
-    default=0,
-    show_default=True,
     type=click.IntRange(0, 100_000),
     help="games per evaluation match, stored in DIR/eval.sqlite; 0: no evaluation",
 )
-@click.option(
-    "--eval-every", default=5, show_default=True, type=click.IntRange(1, 10**6),
+@config_option(
+    "eval_every", "--eval-every", type=click.IntRange(1, 10**6),
     help="iterations between two evaluations",
 )  # fmt: skip
-@click.option(
-    "--eval-sims", default=50, show_default=True, type=click.IntRange(1, 10**6),
+@config_option(
+    "eval_sims", "--eval-sims", type=click.IntRange(1, 10**6),
     help="simulations a move of the evaluated networks",
 )  # fmt: skip
-@click.option(
-    "--eval-against", default="mcts(sims=1000)", show_default=True,
+@config_option(
+    "eval_against", "--eval-against",
     help="the agent each network is measured against (besides the best network so far)",
 )  # fmt: skip
-@click.option(
+@config_option(
+    "reuse",
     "--reuse/--no-reuse",
-    default=True,
-    show_default=True,
     help="self-play keeps the subtree of the move played for the next search, root noise "
     "added again (not with --gumbel; a new run only)",
 )
@@ -184,10 +189,9 @@ def self_play_options(fn):
     "with the network one iteration behind (--workers 1 on 2 cores); a resumed run keeps "
     "its own unless given  [new run: no overlap]",
 )
-@click.option(
+@config_option(
+    "seed",
     "--seed",
-    default=0,
-    show_default=True,
     type=click.IntRange(0, 2**62),
     help="random seed (a new run only)",
 )
@@ -205,7 +209,7 @@ def train_az(
     _require_torch()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from mctslab.harness.az_train import MODEL, TrainConfig, Trainer
+    from mctslab.harness.az_train import MODEL, Trainer
     from mctslab.harness.progress import PlainProgress
 
     if minutes is None and steps is None:
@@ -329,7 +333,7 @@ def bench_az(game_spec, blocks, channels, sims, games, gumbel, int8, workers, as
     """Self-play throughput of mctslab train az: positions and simulations per second of one
     round of GAMES games with an untrained network (after a warm-up game)."""
     _require_torch()
-    from mctslab.harness.az_train import TrainConfig, throughput
+    from mctslab.harness.az_train import throughput
 
     cfg = TrainConfig(
         game=game_spec,
