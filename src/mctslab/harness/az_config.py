@@ -79,4 +79,4 @@ class TrainConfig:
 
 def default(name: str):
     """The default of :class:`TrainConfig`'s field ``name`` (for the command line's options)."""
-    return next(f.default for f in fields(TrainConfig) if f.name == name)
+    return {f.name: f.default for f in fields(TrainConfig)}[name]  # KeyError names a typo
