@@ -37,9 +37,9 @@ def net_options(fn):
     """The network's size, shared by ``train az``, ``bench az`` and ``bench az-inference``."""
     return _apply(fn, (
         config_option("blocks", "--blocks", type=click.IntRange(0, 40),
-                     help="residual blocks of the network"),
+                      help="residual blocks of the network"),
         config_option("channels", "--channels", type=click.IntRange(1, 512),
-                     help="channels per block"),
+                      help="channels per block"),
     ))  # fmt: skip
 
 
@@ -49,9 +49,9 @@ def self_play_options(fn):
     PUCT or Gumbel."""
     return net_options(_apply(fn, (
         config_option("sims", "--sims", type=click.IntRange(2, 100_000),
-                     help="self-play simulations per move"),
+                      help="self-play simulations per move"),
         config_option("games", "--games", type=click.IntRange(1, 100_000),
-                     help="self-play games played together (an iteration's)"),
+                      help="self-play games played together (an iteration's)"),
         click.option("--gumbel", is_flag=True,
                      help="Gumbel AlphaZero self-play with completed-Q policy targets"),
         click.option("--int8/--no-int8", default=None,
