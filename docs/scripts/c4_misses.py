@@ -19,18 +19,9 @@ from mctslab.harness import connect_four_positions as c4
 
 def misses(net: str, positions: list[c4.SolvedPosition]) -> dict[int, int]:
     """Position index -> the column (0..6) ``az(net=NET,sims=200)`` plays where it loses value."""
-    game = mctslab.load_game("connect_four")
-    agent = make_agent(f"az(net={net},sims=200)", game, seed=0)
-    out = {}
-    for i, p in enumerate(positions):
-        state = game.new_initial_state()
-        for move in p.moves:
-            state.apply_action(move)
-        agent.reset()
-        move = agent.step(state)
-        if move not in p.keeping:
-            out[i] = move
-    return out
+    agent = make_agent(f"az(net={net},sims=200)", mctslab.load_game("connect_four"), seed=0)
+    played = zip(positions, c4.played_moves(agent, positions), strict=True)
+    return {i: move for i, (p, move) in enumerate(played) if move not in p.keeping}
 
 
 def main(nets: list[str]) -> None:

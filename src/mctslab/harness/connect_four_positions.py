@@ -22,6 +22,7 @@ columns.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -104,19 +105,26 @@ def load(path: str | Path | None = None) -> list[SolvedPosition]:
     return [SolvedPosition.parse(s) for s in text.splitlines() if s.strip() and s[0] != "#"]
 
 
+def played_moves(agent, positions: list[SolvedPosition]) -> Iterator[int]:
+    """The column ``agent`` (an :class:`~mctslab.agents.base.Agent` of ``connect_four``) plays in
+    each position, one after the other, each from a fresh search (``reset`` first)."""
+    game = agent.game
+    for p in positions:
+        state = game.new_initial_state()
+        for move in p.moves:
+            state.apply_action(move)
+        agent.reset()
+        yield agent.step(state)
+
+
 def keep_rate(agent, positions: list[SolvedPosition], report=None) -> dict:
     """How often ``agent`` (an :class:`~mctslab.agents.base.Agent` of ``connect_four``) plays a
     value-keeping move: the count, the share and its Wilson 95% interval."""
     from mctslab.harness.stats import wilson_interval
 
-    game = agent.game
     kept = 0
-    for i, p in enumerate(positions):
-        state = game.new_initial_state()
-        for move in p.moves:
-            state.apply_action(move)
-        agent.reset()
-        kept += agent.step(state) in p.keeping
+    for i, (p, move) in enumerate(zip(positions, played_moves(agent, positions), strict=True)):
+        kept += move in p.keeping
         if report is not None:
             report(i + 1, kept)
     n = len(positions)
