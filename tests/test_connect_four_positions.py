@@ -42,6 +42,18 @@ def test_the_generator_rebuilds_the_start_of_the_shipped_set(positions):
     assert c4.generate(3, seed=0) == positions[:3]
 
 
+def test_board_ids_name_boards_whatever_the_move_order():
+    ids = [c4.board_id(c4.SolvedPosition(moves, 1, frozenset({3}))) for moves in
+           [(0, 1, 2), (2, 1, 0), (0, 1), (1, 0)]]  # fmt: skip
+    assert ids[0] == ids[1] and ids[2] != ids[3]
+
+
+def test_a_second_set_leaves_out_the_boards_it_is_given(positions):
+    first = {c4.board_id(p) for p in positions[:20]}
+    second = c4.generate(20, seed=0, exclude=first)
+    assert len(second) == 20 and not first & {c4.board_id(p) for p in second}
+
+
 def test_keep_rate_counts_value_keeping_moves(positions):
     game = mctslab.load_game("connect_four")
     sample = positions[:60]

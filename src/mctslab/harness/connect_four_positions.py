@@ -22,7 +22,7 @@ columns.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -64,15 +64,16 @@ def solve(solver, board) -> dict[int, int]:
     return {int(c): _sign(int(s)) for c, s in solver.score_all_moves(board).items()}
 
 
-def generate(count: int = 1000, seed: int = 0) -> list[SolvedPosition]:
+def generate(count: int = 1000, seed: int = 0, exclude: Iterable[int] = ()) -> list[SolvedPosition]:
     """``count`` positions in which some move loses value, one per game of mixed strength
-    (module docstring), seeded."""
+    (module docstring), seeded, none on a board whose solver id (``bitbully.Board.uid``) is in
+    ``exclude`` (a second set apart from the first: :func:`board_id`)."""
     import bitbully
 
     rnd = random.Random(seed)
     solver = bitbully.BitBully()
     out: list[SolvedPosition] = []
-    seen: set[int] = set()
+    seen = set(exclude)
     while len(out) < count:
         eps = (rnd.random(), rnd.random())
         board, moves, found = bitbully.Board(), [], []
@@ -94,6 +95,13 @@ def generate(count: int = 1000, seed: int = 0) -> list[SolvedPosition]:
             seen.add(uid)
             out.append(position)
     return out
+
+
+def board_id(position: SolvedPosition) -> int:
+    """The solver's id of the board the position's moves reach (one id for every move order)."""
+    import bitbully
+
+    return bitbully.Board.from_moves(list(position.moves)).uid()
 
 
 def load(path: str | Path | None = None) -> list[SolvedPosition]:
