@@ -7,7 +7,7 @@ position the shipped set holds (compared as boards, so other move orders count t
 ``az(net=NET,sims=200)`` (seed 0, as the benchmark does) on it for each network given: the count
 kept and its Wilson 95% interval. Run from the repository: ``python docs/scripts/c4_heldout.py
 NET.pt [NET.pt ...]`` (``--seed S``, default 1; ``--count N``, default 1,000; the set takes about
-a minute to draw, each network about 40 s on one quiet core). Discussed in docs/alphazero.md.
+80 s to draw, each network about 40 s on one quiet core). Discussed in docs/alphazero.md.
 """
 
 import argparse
