@@ -4,9 +4,9 @@ For each network given, the positions of the shipped set (1,000 positions in whi
 value, solved by bitbully) where ``az(net=NET,sims=200)`` (seed 0, as ``mctslab bench
 connect-four`` plays it) does not keep the value; then how many networks miss each position,
 the moves they play there, and the plies at which the positions missed by every network stand.
-Run from the repository: ``python docs/scripts/c4_misses.py NET.pt NET.pt ...`` (about a minute
-a network on one quiet core). Discussed in docs/alphazero.md ("Which positions the networks
-miss").
+Run from the repository: ``python docs/scripts/c4_misses.py NET.pt NET.pt ...`` (30-40 s a
+network on one quiet core: 84 s and 115 s for three, measured). Discussed in docs/alphazero.md
+("Which positions the networks miss").
 """
 
 import sys
